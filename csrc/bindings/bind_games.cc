@@ -1,0 +1,176 @@
+// Python bindings: games, the registry and public trees.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+
+#include "bindings/common.h"
+#include "core/registry.h"
+#include "core/tree.h"
+
+namespace rebel_bindings {
+
+using namespace rebel;
+
+namespace {
+
+template <class T>
+py::array_t<T> vec_array(const std::vector<T>& v) {
+  py::array_t<T> out(static_cast<py::ssize_t>(v.size()));
+  std::copy(v.begin(), v.end(), out.mutable_data());
+  return out;
+}
+
+GameParams params_from_dict(const py::dict& d) {
+  GameParams out;
+  for (auto item : d) {
+    const auto key = py::str(item.first).cast<std::string>();
+    if (!py::isinstance<py::int_>(item.second) || py::isinstance<py::bool_>(item.second)) {
+      throw py::type_error("game parameter '" + key + "' must be an int, got " +
+                           std::string(py::str(py::type::of(item.second).attr("__name__"))));
+    }
+    out.emplace_back(key, item.second.cast<int>());
+  }
+  return out;
+}
+
+void check_history(const Game& g, const History& h) {
+  History prefix;
+  std::vector<Action> legal;
+  for (Action a : h) {
+    if (g.is_terminal(prefix)) throw py::value_error("history continues after a terminal state");
+    g.legal_actions(prefix, &legal);
+    if (std::find(legal.begin(), legal.end(), a) == legal.end()) {
+      throw py::value_error("action " + std::to_string(a) + " is not legal after " + std::to_string(prefix.size()) + " actions");
+    }
+    prefix.push_back(a);
+  }
+}
+
+}  // namespace
+
+void bind_games(py::module_& m) {
+  py::class_<Game, std::shared_ptr<Game>>(m, "Game", "A two-player zero-sum game with private hands and public actions.")
+      .def_property_readonly("name", &Game::name)
+      .def_property_readonly("params", [](const Game& g) {
+        py::dict d;
+        for (const auto& [k, v] : g.params()) d[py::str(k)] = v;
+        return d;
+      })
+      .def_property_readonly("num_hands", &Game::num_hands)
+      .def_property_readonly("num_actions", &Game::num_actions)
+      .def_property_readonly("feature_size", &Game::feature_size)
+      .def_property_readonly("query_size", [](const Game& g) { return query_size(g); })
+      .def_property_readonly("hand_prior", [](const Game& g) { return vec_array(g.hand_prior()); })
+      .def_property_readonly("hands_independent", &Game::hands_independent)
+      .def("description", &Game::description)
+      .def("is_terminal", [](const Game& g, const History& h) { check_history(g, h); return g.is_terminal(h); })
+      .def("player_to_act", [](const Game& g, const History& h) {
+        check_history(g, h);
+        if (g.is_terminal(h)) throw py::value_error("no player acts at a terminal history");
+        return g.player_to_act(h);
+      })
+      .def("legal_actions", [](const Game& g, const History& h) {
+        check_history(g, h);
+        std::vector<Action> out;
+        if (!g.is_terminal(h)) g.legal_actions(h, &out);
+        return out;
+      })
+      .def("public_features", [](const Game& g, const History& h) {
+        check_history(g, h);
+        py::array_t<float> out(g.feature_size());
+        g.public_features(h, out.mutable_data());
+        return out;
+      })
+      .def("terminal_values", [](const Game& g, const History& h, int player, const py::object& opp_reach) {
+        check_history(g, h);
+        if (!g.is_terminal(h)) throw py::value_error("terminal_values needs a terminal history");
+        if (player != 0 && player != 1) throw py::value_error("player must be 0 or 1");
+        auto r = to_double_vector(opp_reach, {g.num_hands()}, "opp_reach");
+        std::vector<double> out(g.num_hands());
+        g.terminal_values(h, player, r.data(), out.data());
+        return to_array_1d(out);
+      }, py::arg("history"), py::arg("player"), py::arg("opp_reach"))
+      .def("action_name", [](const Game& g, int a) {
+        if (a < 0 || a >= g.num_actions()) throw py::value_error("action id out of range");
+        return g.action_name(a);
+      })
+      .def("hand_name", [](const Game& g, int h) {
+        if (h < 0 || h >= g.num_hands()) throw py::value_error("hand id out of range");
+        return g.hand_name(h);
+      })
+      .def("count_tree_nodes", [](const Game& g, const History& root, int max_depth) {
+        check_history(g, root);
+        return g.count_tree_nodes(root, max_depth, 1e18);
+      }, py::arg("root") = History{}, py::arg("max_depth") = -1)
+      .def("__repr__", [](const Game& g) { return "<rebel.Game " + g.description() + ">"; });
+
+  m.def("make_game", [](const std::string& name, const py::dict& params) -> std::shared_ptr<Game> {
+    auto g = make_game(name, params_from_dict(params));
+    return std::const_pointer_cast<Game>(g);
+  }, py::arg("name"), py::arg("params") = py::dict(), "Creates a game by name, e.g. make_game('liars_dice', {'num_dice': 1, 'num_faces': 4}).");
+
+  m.def("list_games", []() {
+    py::list out;
+    for (const auto& name : GameRegistry::instance().names()) {
+      const auto& spec = GameRegistry::instance().spec(name);
+      py::dict defaults;
+      for (const auto& [k, v] : spec.defaults) defaults[py::str(k)] = v;
+      py::dict d;
+      d["name"] = name;
+      d["summary"] = spec.summary;
+      d["params"] = defaults;
+      out.append(d);
+    }
+    return out;
+  }, "Registered games with their parameters and defaults.");
+
+  py::enum_<NodeKind>(m, "NodeKind")
+      .value("DECISION", NodeKind::kDecision)
+      .value("TERMINAL", NodeKind::kTerminal)
+      .value("PSEUDO_LEAF", NodeKind::kPseudoLeaf);
+
+  py::class_<PublicTree, std::shared_ptr<PublicTree>>(m, "PublicTree",
+      "Public tree in flat arrays, breadth-first; policies are [num_nodes, num_hands] indexed by child node.")
+      .def_property_readonly("size", &PublicTree::size)
+      .def("__len__", &PublicTree::size)
+      .def_property_readonly("parent", [](const PublicTree& t) { return vec_array(t.parent); })
+      .def_property_readonly("first_child", [](const PublicTree& t) { return vec_array(t.first_child); })
+      .def_property_readonly("num_children", [](const PublicTree& t) { return vec_array(t.num_children); })
+      .def_property_readonly("action", [](const PublicTree& t) { return vec_array(t.action); })
+      .def_property_readonly("depth", [](const PublicTree& t) { return vec_array(t.depth); })
+      .def_property_readonly("player", [](const PublicTree& t) { return vec_array(t.player); })
+      .def_property_readonly("kind", [](const PublicTree& t) {
+        std::vector<int> k;
+        for (NodeKind kind : t.kind) k.push_back(static_cast<int>(kind));
+        return vec_array(k);
+      })
+      .def_property_readonly("decision_nodes", [](const PublicTree& t) { return vec_array(t.decision_nodes); })
+      .def_property_readonly("terminal_nodes", [](const PublicTree& t) { return vec_array(t.terminal_nodes); })
+      .def_property_readonly("pseudo_leaves", [](const PublicTree& t) { return vec_array(t.pseudo_leaves); })
+      .def("history", [](const PublicTree& t, int n) {
+        if (n < 0 || n >= t.size()) throw py::index_error("node id out of range");
+        return t.history[n];
+      })
+      .def("find", [](const PublicTree& t, const History& h) { return find_node(t, h); },
+           "Node id of a history relative to the root, or -1.");
+
+  m.def("build_tree", [](const std::shared_ptr<Game>& game, const History& root, int max_depth) {
+    check_history(*game, root);
+    if (max_depth == 0 || max_depth < -1) throw py::value_error("max_depth must be >= 1, or -1 for no limit; got " + std::to_string(max_depth));
+    std::shared_ptr<PublicTree> t;
+    {
+      py::gil_scoped_release release;
+      t = std::make_shared<PublicTree>(build_tree(*game, root, max_depth));
+    }
+    return t;
+  }, py::arg("game"), py::arg("root") = History{}, py::arg("max_depth") = -1,
+     "Public tree below `root` (a history of action ids) down to max_depth actions (-1: unlimited).");
+
+  m.def("uniform_policy", [](const std::shared_ptr<Game>& game, const PublicTree& tree) {
+    return to_array_2d(uniform_policy(*game, tree), tree.size(), game->num_hands());
+  });
+}
+
+}  // namespace rebel_bindings

@@ -1,0 +1,135 @@
+// Python bindings: subgame / full-game solvers, best response and exploitability.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+
+#include "bindings/common.h"
+#include "core/best_response.h"
+#include "core/solver.h"
+#include "core/tree_ops.h"
+#include "core/value_net.h"
+
+namespace rebel_bindings {
+
+using namespace rebel;
+
+namespace {
+
+std::vector<double> policy_from_py(const py::handle& obj, const Game& game, const PublicTree& tree) {
+  return to_double_vector(obj, {tree.size(), game.num_hands()}, "policy");
+}
+
+void require_full_game_tree(const PublicTree& tree) {
+  if (!tree.root_history().empty() || !tree.pseudo_leaves.empty()) {
+    throw py::value_error("this needs the full game tree (build_tree(game) with no root and no depth limit)");
+  }
+}
+
+}  // namespace
+
+void bind_solvers(py::module_& m) {
+  py::class_<ValueNet, std::shared_ptr<ValueNet>>(m, "ValueNet", "Leaf value provider for depth-limited subgames.")
+      .def_property_readonly("name", &ValueNet::name);
+
+  py::class_<SubgameSolver, std::shared_ptr<SubgameSolver>>(m, "SubgameSolver",
+      "CFR-family or fictitious-play solver over a public tree from a public belief state.")
+      .def(py::init([](const std::shared_ptr<Game>& game, const std::shared_ptr<PublicTree>& tree,
+                       const py::object& beliefs0, const py::object& beliefs1, const std::string& solver,
+                       std::shared_ptr<ValueNet> net, bool optimistic, double dcfr_alpha, double dcfr_beta,
+                       double dcfr_gamma) {
+             SolverParams params;
+             params.kind = parse_solver_kind(solver);
+             params.optimistic = optimistic;
+             params.dcfr_alpha = dcfr_alpha;
+             params.dcfr_beta = dcfr_beta;
+             params.dcfr_gamma = dcfr_gamma;
+             const int H = game->num_hands();
+             Beliefs b;
+             b[0] = beliefs0.is_none() ? game->hand_prior() : to_double_vector(beliefs0, {H}, "beliefs0");
+             b[1] = beliefs1.is_none() ? game->hand_prior() : to_double_vector(beliefs1, {H}, "beliefs1");
+             return std::make_shared<SubgameSolver>(game, tree, b, params, net);
+           }),
+           py::arg("game"), py::arg("tree"), py::arg("beliefs0") = py::none(), py::arg("beliefs1") = py::none(),
+           py::arg("solver") = "lcfr", py::arg("net") = nullptr, py::arg("optimistic") = false,
+           py::arg("dcfr_alpha") = 1.5, py::arg("dcfr_beta") = 0.0, py::arg("dcfr_gamma") = 2.0)
+      .def("step", [](SubgameSolver& s) {
+        py::gil_scoped_release release;
+        s.step();
+      }, "One half-iteration (updates player num_steps % 2).")
+      .def("run", [](SubgameSolver& s, long iterations, const py::object& callback) {
+        if (iterations < 0) throw py::value_error("iterations must be >= 0, got " + std::to_string(iterations));
+        const long chunk = std::max(1L, 2000000L / std::max(1L, static_cast<long>(s.tree().size()) * s.game().num_hands()));
+        run_in_chunks(iterations, chunk, [&](long n) { s.run(static_cast<int>(n)); }, [&](long done) {
+          if (!callback.is_none()) callback(done);
+        });
+      }, py::arg("iterations"), py::arg("callback") = py::none(),
+         "Runs `iterations` half-iterations without the GIL; Ctrl-C interrupts; callback(done) after each chunk.")
+      .def_property_readonly("num_steps", &SubgameSolver::num_steps)
+      .def_property_readonly("tree", [](const SubgameSolver& s) { return std::const_pointer_cast<PublicTree>(s.tree_ptr()); })
+      .def("current_policy", [](const SubgameSolver& s) {
+        return to_array_2d(s.current_policy(), s.tree().size(), s.game().num_hands());
+      }, "The iterate played now (CFR: regret matching; FP: the average).")
+      .def("average_policy", [](const SubgameSolver& s) {
+        return to_array_2d(s.average_policy(), s.tree().size(), s.game().num_hands());
+      })
+      .def("root_values", [](const SubgameSolver& s, int p) {
+        if (p != 0 && p != 1) throw py::value_error("player must be 0 or 1");
+        return to_array_1d(s.root_values(p));
+      }, py::arg("player"), "Averaged root values per hand (the ReBeL training target).")
+      .def("last_root_values", [](const SubgameSolver& s, int p) {
+        if (p != 0 && p != 1) throw py::value_error("player must be 0 or 1");
+        return to_array_1d(s.last_root_values(p));
+      }, py::arg("player"))
+      .def("root_beliefs", [](const SubgameSolver& s, int p) {
+        if (p != 0 && p != 1) throw py::value_error("player must be 0 or 1");
+        return to_array_1d(s.root_reach()[p]);
+      }, py::arg("player"));
+
+  m.def("exploitability", [](const std::shared_ptr<Game>& game, const PublicTree& tree, const py::object& policy) {
+    require_full_game_tree(tree);
+    auto p = policy_from_py(policy, *game, tree);
+    ExploitabilityReport r;
+    {
+      py::gil_scoped_release release;
+      r = exploitability(*game, tree, p);
+    }
+    py::dict d;
+    d["exploitability"] = r.exploitability;
+    d["br_values"] = py::make_tuple(r.br_values[0], r.br_values[1]);
+    d["game_value"] = r.value0;
+    return d;
+  }, py::arg("game"), py::arg("tree"), py::arg("policy"),
+     "Exact exploitability (BR_0 + BR_1) / 2, the best-response values and player 0's expected value.");
+
+  m.def("best_response", [](const std::shared_ptr<Game>& game, const PublicTree& tree, const py::object& policy, int player) {
+    require_full_game_tree(tree);
+    if (player != 0 && player != 1) throw py::value_error("player must be 0 or 1");
+    auto p = policy_from_py(policy, *game, tree);
+    std::vector<double> hand_values;
+    std::vector<int> br_child;
+    const double value = best_response_value(*game, tree, p, player, &hand_values, &br_child);
+    // The best response as a policy in the tree layout (only `player`'s nodes are set).
+    const int H = game->num_hands();
+    std::vector<double> br(static_cast<size_t>(tree.size()) * H, 0.0);
+    for (int n : tree.decision_nodes) {
+      if (tree.player[n] != player) continue;
+      for (int h = 0; h < H; ++h) br[static_cast<size_t>(br_child[static_cast<size_t>(n) * H + h]) * H + h] = 1.0;
+    }
+    return py::make_tuple(value, to_array_1d(hand_values), to_array_2d(br, tree.size(), H));
+  }, py::arg("game"), py::arg("tree"), py::arg("policy"), py::arg("player"),
+     "(value, per-hand values, best-response policy) of `player` against `policy`.");
+
+  m.def("expected_value", [](const std::shared_ptr<Game>& game, const PublicTree& tree, const py::object& policy, int player) {
+    require_full_game_tree(tree);
+    if (player != 0 && player != 1) throw py::value_error("player must be 0 or 1");
+    return expected_value(*game, tree, policy_from_py(policy, *game, tree), player);
+  }, py::arg("game"), py::arg("tree"), py::arg("policy"), py::arg("player") = 0);
+
+  m.def("validate_policy", [](const std::shared_ptr<Game>& game, const PublicTree& tree, const py::object& policy) {
+    validate_policy(tree, game->num_hands(), policy_from_py(policy, *game, tree));
+  });
+}
+
+}  // namespace rebel_bindings

@@ -1,0 +1,86 @@
+// Helpers shared by the binding files: strict numpy conversion (wrong dtype -> TypeError,
+// wrong shape -> ValueError; never a silent cast) and GIL-free, Ctrl-C-interruptible loops.
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace rebel_bindings {
+
+namespace py = pybind11;
+
+inline std::string shape_string(const py::array& a) {
+  std::string s = "(";
+  for (py::ssize_t i = 0; i < a.ndim(); ++i) s += (i ? ", " : "") + std::to_string(a.shape(i));
+  return s + (a.ndim() == 1 ? ",)" : ")");
+}
+
+// Accepts a float64 array of exactly the given shape (-1 = any) and copies it.
+inline std::vector<double> to_double_vector(const py::handle& obj, const std::vector<py::ssize_t>& shape,
+                                            const std::string& what) {
+  if (!py::isinstance<py::array>(obj)) {
+    // Plain Python sequences of numbers are accepted and converted to float64.
+    py::array converted;
+    try {
+      converted = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(obj);
+    } catch (...) {
+    }
+    if (!converted) throw py::type_error(what + " must be a numpy float64 array or a sequence of numbers");
+    return to_double_vector(converted, shape, what);
+  }
+  py::array a = py::reinterpret_borrow<py::array>(obj);
+  if (!a.dtype().is(py::dtype::of<double>())) {
+    throw py::type_error(what + " must have dtype float64, got " + std::string(py::str(a.dtype())));
+  }
+  bool ok = a.ndim() == static_cast<py::ssize_t>(shape.size());
+  for (size_t i = 0; ok && i < shape.size(); ++i) ok = shape[i] < 0 || a.shape(i) == shape[i];
+  if (!ok) {
+    std::string expected = "(";
+    for (size_t i = 0; i < shape.size(); ++i)
+      expected += (i ? ", " : "") + (shape[i] < 0 ? std::string("any") : std::to_string(shape[i]));
+    expected += shape.size() == 1 ? ",)" : ")";
+    throw py::value_error(what + " has shape " + shape_string(a) + ", expected " + expected);
+  }
+  auto c = py::array_t<double, py::array::c_style>::ensure(a);
+  return std::vector<double>(c.data(), c.data() + c.size());
+}
+
+inline py::array_t<double> to_array_2d(const std::vector<double>& v, py::ssize_t rows, py::ssize_t cols) {
+  py::array_t<double> out({rows, cols});
+  std::copy(v.begin(), v.end(), out.mutable_data());
+  return out;
+}
+
+inline py::array_t<double> to_array_1d(const std::vector<double>& v) {
+  py::array_t<double> out(static_cast<py::ssize_t>(v.size()));
+  std::copy(v.begin(), v.end(), out.mutable_data());
+  return out;
+}
+
+// Runs `total` units of work in chunks with the GIL released; between chunks checks for
+// Ctrl-C (KeyboardInterrupt propagates) and reports progress via `on_chunk(done)`.
+template <class Work, class Progress>
+void run_in_chunks(long total, long chunk, Work&& work, Progress&& on_chunk) {
+  for (long done = 0; done < total;) {
+    const long n = std::min(chunk, total - done);
+    {
+      py::gil_scoped_release release;
+      work(n);
+    }
+    done += n;
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    on_chunk(done);
+  }
+}
+
+template <class Work>
+void run_in_chunks(long total, long chunk, Work&& work) {
+  run_in_chunks(total, chunk, std::forward<Work>(work), [](long) {});
+}
+
+}  // namespace rebel_bindings

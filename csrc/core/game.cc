@@ -1,0 +1,41 @@
+#include "core/game.h"
+
+#include <sstream>
+
+namespace rebel {
+
+namespace {
+double count_nodes_rec(const Game& game, History& history, int depth_left, double cap,
+                       double count) {
+  count += 1;
+  if (count > cap || depth_left == 0 || game.is_terminal(history)) return count;
+  std::vector<Action> actions;
+  game.legal_actions(history, &actions);
+  for (Action a : actions) {
+    history.push_back(a);
+    count = count_nodes_rec(game, history, depth_left - 1, cap, count);
+    history.pop_back();
+    if (count > cap) break;
+  }
+  return count;
+}
+}  // namespace
+
+double Game::count_tree_nodes(const History& root, int max_depth, double cap) const {
+  History history = root;
+  return count_nodes_rec(*this, history, max_depth, cap, 0.0);
+}
+
+std::string Game::description() const {
+  std::ostringstream out;
+  out << name() << "(";
+  bool first = true;
+  for (const auto& [key, value] : params()) {
+    out << (first ? "" : ", ") << key << "=" << value;
+    first = false;
+  }
+  out << ")";
+  return out.str();
+}
+
+}  // namespace rebel

@@ -1,0 +1,312 @@
+#include "core/solver.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "core/tree_ops.h"
+
+namespace rebel {
+
+SolverKind parse_solver_kind(const std::string& name) {
+  if (name == "cfr") return SolverKind::kCfr;
+  if (name == "lcfr" || name == "linear_cfr") return SolverKind::kLinearCfr;
+  if (name == "cfr+" || name == "cfrplus" || name == "cfr_plus") return SolverKind::kCfrPlus;
+  if (name == "dcfr") return SolverKind::kDcfr;
+  if (name == "fp") return SolverKind::kFp;
+  if (name == "lfp" || name == "linear_fp") return SolverKind::kLinearFp;
+  throw std::invalid_argument("unknown solver '" + name + "'; choose one of cfr, lcfr, cfr+, dcfr, fp, lfp");
+}
+
+std::string solver_kind_name(SolverKind kind) {
+  switch (kind) {
+    case SolverKind::kCfr: return "cfr";
+    case SolverKind::kLinearCfr: return "lcfr";
+    case SolverKind::kCfrPlus: return "cfr+";
+    case SolverKind::kDcfr: return "dcfr";
+    case SolverKind::kFp: return "fp";
+    case SolverKind::kLinearFp: return "lfp";
+  }
+  return "?";
+}
+
+void normalize_beliefs(const double* in, int H, double* out) {
+  double total = 0.0;
+  for (int h = 0; h < H; ++h) total += in[h];
+  if (total > 0.0) {
+    for (int h = 0; h < H; ++h) out[h] = in[h] / total;
+  } else {
+    for (int h = 0; h < H; ++h) out[h] = 1.0 / H;
+  }
+}
+
+std::vector<double> checked_beliefs(const std::vector<double>& beliefs, int H, const char* what) {
+  if (static_cast<int>(beliefs.size()) != H) {
+    std::ostringstream msg;
+    msg << what << " has length " << beliefs.size() << ", expected " << H << " (one per hand)";
+    throw std::invalid_argument(msg.str());
+  }
+  double total = 0.0;
+  for (int h = 0; h < H; ++h) {
+    if (!std::isfinite(beliefs[h]) || beliefs[h] < 0.0) {
+      std::ostringstream msg;
+      msg << what << "[" << h << "] = " << beliefs[h] << "; beliefs must be finite and non-negative";
+      throw std::invalid_argument(msg.str());
+    }
+    total += beliefs[h];
+  }
+  if (!(total > 0.0)) throw std::invalid_argument(std::string(what) + " has zero total mass");
+  std::vector<double> out(H);
+  for (int h = 0; h < H; ++h) out[h] = beliefs[h] / total;
+  return out;
+}
+
+SubgameSolver::SubgameSolver(GamePtr game, std::shared_ptr<const PublicTree> tree, Beliefs root_reach,
+                             SolverParams params, ValueNetPtr net)
+    : game_(std::move(game)), tree_(std::move(tree)), params_(params), net_(std::move(net)) {
+  if (!game_ || !tree_) throw std::invalid_argument("SubgameSolver: game and tree are required");
+  H_ = game_->num_hands();
+  for (int p = 0; p < 2; ++p) {
+    root_reach_[p] = checked_beliefs(root_reach[p], H_, p == 0 ? "beliefs of player 0" : "beliefs of player 1");
+  }
+  if (!tree_->pseudo_leaves.empty() && !net_) {
+    throw std::invalid_argument("the subgame has " + std::to_string(tree_->pseudo_leaves.size()) +
+                                " pseudo-leaves: a value net is required (or remove the depth limit)");
+  }
+  const size_t cells = static_cast<size_t>(tree_->size()) * H_;
+  current_ = uniform_policy(*game_, *tree_);
+  average_ = current_;
+  regrets_.assign(cells, 0.0);
+  values_.assign(cells, 0.0);
+  // The uniform policy enters the average once, weighted by each player's own reach.
+  sum_.assign(cells, 0.0);
+  for (int p = 0; p < 2; ++p) {
+    compute_reach(*tree_, H_, current_, p, root_reach_[p].data(), &reach_[p]);
+    for (int n : tree_->decision_nodes) {
+      if (tree_->player[n] != p) continue;
+      for (int c = tree_->first_child[n]; c < tree_->first_child[n] + tree_->num_children[n]; ++c) {
+        for (int h = 0; h < H_; ++h) sum_[static_cast<size_t>(c) * H_ + h] = reach_[p][static_cast<size_t>(n) * H_ + h] * current_[static_cast<size_t>(c) * H_ + h];
+      }
+    }
+  }
+  for (int p = 0; p < 2; ++p) {
+    root_values_mean_[p].assign(H_, 0.0);
+    root_values_last_[p].assign(H_, 0.0);
+  }
+  // Pseudo-leaf query rows: the header and features never change, beliefs do.
+  const int L = static_cast<int>(tree_->pseudo_leaves.size());
+  if (L > 0) {
+    const int row = query_size(*game_);
+    query_rows_.assign(static_cast<size_t>(L) * row, 0.0f);
+    query_beliefs_.assign(static_cast<size_t>(L) * 2 * H_, 0.0);
+    leaf_out_.assign(static_cast<size_t>(L) * H_, 0.0);
+    batch_.size = L;
+    batch_.row_size = row;
+    batch_.rows = query_rows_.data();
+    batch_.queried_player.assign(L, 0);
+    for (int i = 0; i < L; ++i) {
+      const int n = tree_->pseudo_leaves[i];
+      float* r = &query_rows_[static_cast<size_t>(i) * row];
+      r[0] = static_cast<float>(tree_->player[n]);
+      game_->public_features(tree_->history[n], r + 2);
+      batch_.histories.push_back(&tree_->history[n]);
+      batch_.beliefs0.push_back(&query_beliefs_[static_cast<size_t>(i) * 2 * H_]);
+      batch_.beliefs1.push_back(&query_beliefs_[static_cast<size_t>(i) * 2 * H_ + H_]);
+    }
+  }
+}
+
+bool SubgameSolver::is_fp() const {
+  return params_.kind == SolverKind::kFp || params_.kind == SolverKind::kLinearFp;
+}
+
+void SubgameSolver::run(int iterations) {
+  if (iterations < 0) throw std::invalid_argument("iterations must be >= 0, got " + std::to_string(iterations));
+  for (int i = 0; i < iterations; ++i) step();
+}
+
+void SubgameSolver::step() {
+  const int player = num_steps() % 2;
+  if (is_fp()) fp_step(player);
+  else cfr_step(player);
+}
+
+// Terminal values from the opponent's reach; pseudo-leaf values from the net, queried
+// with both players' normalised reaches (reach_ must hold the policy being evaluated)
+// and scaled by the opponent's mass.
+void SubgameSolver::compute_leaf_values(int player) {
+  const int opp = 1 - player;
+  fill_terminal_values(*game_, *tree_, player, reach_[opp], &values_);
+  const int L = batch_.size;
+  if (L == 0) return;
+  const int row = batch_.row_size;
+  const int F = game_->feature_size();
+  for (int i = 0; i < L; ++i) {
+    const size_t n = static_cast<size_t>(tree_->pseudo_leaves[i]);
+    float* r = &query_rows_[static_cast<size_t>(i) * row];
+    r[1] = static_cast<float>(player);
+    batch_.queried_player[i] = player;
+    double* b = &query_beliefs_[static_cast<size_t>(i) * 2 * H_];
+    for (int p = 0; p < 2; ++p) {
+      normalize_beliefs(&reach_[p][n * H_], H_, b + p * H_);
+      for (int h = 0; h < H_; ++h) r[2 + F + p * H_ + h] = static_cast<float>(b[p * H_ + h]);
+    }
+  }
+  net_->compute_values(batch_, leaf_out_.data());
+  for (int i = 0; i < L; ++i) {
+    const size_t n = static_cast<size_t>(tree_->pseudo_leaves[i]);
+    double mass = 0.0;
+    for (int h = 0; h < H_; ++h) mass += reach_[opp][n * H_ + h];
+    for (int h = 0; h < H_; ++h) values_[n * H_ + h] = mass * leaf_out_[static_cast<size_t>(i) * H_ + h];
+  }
+}
+
+void SubgameSolver::update_root_mean(int player, int update_index) {
+  const bool uniform_average = params_.kind == SolverKind::kCfr || params_.kind == SolverKind::kFp;
+  const double alpha = uniform_average ? 1.0 / update_index : 2.0 / (update_index + 1);
+  auto& mean = root_values_mean_[player];
+  auto& last = root_values_last_[player];
+  for (int h = 0; h < H_; ++h) {
+    last[h] = values_[h];
+    mean[h] += (values_[h] - mean[h]) * alpha;
+  }
+}
+
+void SubgameSolver::cfr_step(int player) {
+  const PublicTree& t = *tree_;
+  const int H = H_;
+  // Invariant: reach_[p] holds p's reach under current_ (set by the constructor and by
+  // the fused pass at the end of each of p's updates), so no reach pass is needed here.
+  compute_leaf_values(player);
+  // Bottom-up values of the current iterate; instantaneous regrets into regrets_.
+  for (auto it = t.decision_nodes.rbegin(); it != t.decision_nodes.rend(); ++it) {
+    const int n = *it;
+    double* v = &values_[static_cast<size_t>(n) * H];
+    std::fill(v, v + H, 0.0);
+    const int begin = t.first_child[n], end = begin + t.num_children[n];
+    if (t.player[n] == player) {
+      for (int c = begin; c < end; ++c) {
+        const double* vc = &values_[static_cast<size_t>(c) * H];
+        const double* p = &current_[static_cast<size_t>(c) * H];
+        for (int h = 0; h < H; ++h) v[h] += p[h] * vc[h];
+      }
+      for (int c = begin; c < end; ++c) {
+        const double* vc = &values_[static_cast<size_t>(c) * H];
+        double* r = &regrets_[static_cast<size_t>(c) * H];
+        for (int h = 0; h < H; ++h) r[h] += vc[h] - v[h];
+      }
+    } else {
+      for (int c = begin; c < end; ++c) {
+        const double* vc = &values_[static_cast<size_t>(c) * H];
+        for (int h = 0; h < H; ++h) v[h] += vc[h];
+      }
+    }
+  }
+  const int t_update = ++steps_[player];
+  update_root_mean(player, t_update);
+
+  // Discounts applied after this update (t = number of policies already in the average).
+  double pos = 1.0, neg = 1.0, strat = 1.0;
+  const double tt = t_update;
+  switch (params_.kind) {
+    case SolverKind::kLinearCfr: pos = neg = strat = tt / (tt + 1.0); break;
+    case SolverKind::kCfrPlus: strat = tt / (tt + 1.0); break;
+    case SolverKind::kDcfr: {
+      const double a = std::pow(tt, params_.dcfr_alpha), b = std::pow(tt, params_.dcfr_beta);
+      pos = a / (a + 1.0);
+      neg = b / (b + 1.0);
+      strat = std::pow(tt / (tt + 1.0), params_.dcfr_gamma);
+      break;
+    }
+    default: break;
+  }
+  const bool floor_regrets = params_.kind == SolverKind::kCfrPlus;
+
+  // One top-down pass: regret matching gives the new iterate, regrets are discounted,
+  // the player's reach under the new iterate is propagated and folded into the average.
+  std::vector<double>& reach = reach_[player];
+  for (int n : t.decision_nodes) {
+    const int begin = t.first_child[n], end = begin + t.num_children[n];
+    const double* rn = &reach[static_cast<size_t>(n) * H];
+    if (t.player[n] != player) {
+      for (int c = begin; c < end; ++c) std::copy(rn, rn + H, &reach[static_cast<size_t>(c) * H]);
+      continue;
+    }
+    const double uniform = 1.0 / (end - begin);
+    for (int h = 0; h < H; ++h) {
+      double total = 0.0;
+      for (int c = begin; c < end; ++c) {
+        double& r = regrets_[static_cast<size_t>(c) * H + h];
+        if (floor_regrets && r < 0.0) r = 0.0;
+        total += r > 0.0 ? r : 0.0;
+      }
+      const double inv = total > 0.0 ? 1.0 / total : 0.0;
+      double sum_total = 0.0;
+      for (int c = begin; c < end; ++c) {
+        const size_t i = static_cast<size_t>(c) * H + h;
+        double& r = regrets_[i];
+        const double p = total > 0.0 ? (r > 0.0 ? r * inv : 0.0) : uniform;
+        current_[i] = p;
+        r *= r > 0.0 ? pos : neg;
+        reach[i] = rn[h] * p;
+        sum_[i] = sum_[i] * strat + reach[i];
+        sum_total += sum_[i];
+      }
+      const double sum_inv = sum_total > 0.0 ? 1.0 / sum_total : 0.0;
+      for (int c = begin; c < end; ++c) {
+        const size_t i = static_cast<size_t>(c) * H + h;
+        average_[i] = sum_total > 0.0 ? sum_[i] * sum_inv : uniform;
+      }
+    }
+  }
+}
+
+void SubgameSolver::fp_step(int player) {
+  const PublicTree& t = *tree_;
+  const int H = H_;
+  // Best response of `player` to the opponent's current average (leaf values too).
+  for (int p = 0; p < 2; ++p) compute_reach(t, H, average_, p, root_reach_[p].data(), &reach_[p]);
+  compute_leaf_values(player);
+  backup_best_response(t, H, player, &values_, &best_child_);
+  const int t_update = ++steps_[player];
+  update_root_mean(player, t_update);
+  const double strat = params_.kind == SolverKind::kLinearFp ? t_update / (t_update + 1.0) : 1.0;
+
+  // Reach of `player` under the best response, then fold the BR into the average.
+  std::vector<double>& br_reach = reach_[player];
+  br_reach.assign(static_cast<size_t>(t.size()) * H, 0.0);
+  std::copy(root_reach_[player].begin(), root_reach_[player].end(), br_reach.begin());
+  for (int n : t.decision_nodes) {
+    const int begin = t.first_child[n], end = begin + t.num_children[n];
+    const double* rn = &br_reach[static_cast<size_t>(n) * H];
+    if (t.player[n] != player) {
+      for (int c = begin; c < end; ++c) std::copy(rn, rn + H, &br_reach[static_cast<size_t>(c) * H]);
+      continue;
+    }
+    const int* best = &best_child_[static_cast<size_t>(n) * H];
+    for (int c = begin; c < end; ++c) {
+      double* s = &sum_[static_cast<size_t>(c) * H];
+      double* rc = &br_reach[static_cast<size_t>(c) * H];
+      for (int h = 0; h < H; ++h) {
+        const double played = best[h] == c ? rn[h] : 0.0;
+        rc[h] = played;
+        s[h] = s[h] * strat + played;
+      }
+    }
+    for (int h = 0; h < H; ++h) {
+      double tot = 0.0;
+      for (int c = begin; c < end; ++c) {
+        tot += sum_[static_cast<size_t>(c) * H + h];
+        if (params_.optimistic) tot += br_reach[static_cast<size_t>(c) * H + h];
+      }
+      for (int c = begin; c < end; ++c) {
+        double w = sum_[static_cast<size_t>(c) * H + h];
+        if (params_.optimistic) w += br_reach[static_cast<size_t>(c) * H + h];
+        average_[static_cast<size_t>(c) * H + h] = tot > 0.0 ? w / tot : 1.0 / (end - begin);
+      }
+    }
+  }
+}
+
+}  // namespace rebel

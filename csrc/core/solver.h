@@ -1,0 +1,100 @@
+// Tabular solvers over a public tree, vectorised over hands, alternating updates.
+//
+// One class serves both the full game (root = game start, beliefs = prior, no depth
+// limit) and ReBeL's depth-limited subgames (root = any public belief state; the values
+// of pseudo-leaves come from a ValueNet queried, once per iteration, with the leaf PBSs
+// induced by the current iterate: CFR-D).
+//
+// Iteration counting follows the paper: one step() is one half-iteration that updates
+// a single player (player 0 on even steps), so "1024 iterations" = 512 per player. The
+// initial uniform policy counts once in the average. Linear weighting: the t-th update
+// of a player gets weight t+1 in its average policy (uniform: 1) and weight t in its
+// regrets, and the root values are averaged with weight t.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/game.h"
+#include "core/tree.h"
+#include "core/value_net.h"
+
+namespace rebel {
+
+enum class SolverKind { kCfr, kLinearCfr, kCfrPlus, kDcfr, kFp, kLinearFp };
+
+// Parses "cfr", "lcfr", "cfr+", "dcfr", "fp", "lfp"; throws std::invalid_argument.
+SolverKind parse_solver_kind(const std::string& name);
+std::string solver_kind_name(SolverKind kind);
+
+struct SolverParams {
+  SolverKind kind = SolverKind::kLinearCfr;
+  double dcfr_alpha = 1.5, dcfr_beta = 0.0, dcfr_gamma = 2.0;
+  bool optimistic = false;  // FP: best-respond to the average with the last BR counted twice
+};
+
+using Beliefs = std::array<std::vector<double>, 2>;
+
+class SubgameSolver {
+ public:
+  // `root_reach`: each player's reach vector at the root (the prior for a full game,
+  // normalised beliefs for a PBS). `net` may be null only if the tree has no pseudo-leaves.
+  SubgameSolver(GamePtr game, std::shared_ptr<const PublicTree> tree, Beliefs root_reach,
+                SolverParams params, ValueNetPtr net = nullptr);
+
+  void step();               // one half-iteration (player num_steps() % 2)
+  void run(int iterations);  // `iterations` calls of step()
+
+  int num_steps() const { return steps_[0] + steps_[1]; }
+  bool is_fp() const;
+
+  // The policy played at this iteration: CFR's regret-matching iterate; FP's average.
+  const std::vector<double>& current_policy() const { return is_fp() ? average_ : current_; }
+  // The (weighted) average policy.
+  const std::vector<double>& average_policy() const { return average_; }
+  // Averaged root values per hand (counterfactual, given the root reaches): the ReBeL
+  // training target. Zero before the player's first update.
+  const std::vector<double>& root_values(int player) const { return root_values_mean_[player]; }
+  const std::vector<double>& last_root_values(int player) const { return root_values_last_[player]; }
+
+  const PublicTree& tree() const { return *tree_; }
+  std::shared_ptr<const PublicTree> tree_ptr() const { return tree_; }
+  const Game& game() const { return *game_; }
+  const Beliefs& root_reach() const { return root_reach_; }
+  const SolverParams& params() const { return params_; }
+
+ private:
+  void cfr_step(int player);
+  void fp_step(int player);
+  void compute_leaf_values(int player);
+  void update_root_mean(int player, int update_index);
+
+  GamePtr game_;
+  std::shared_ptr<const PublicTree> tree_;
+  Beliefs root_reach_;
+  SolverParams params_;
+  ValueNetPtr net_;
+  int H_;
+  std::array<int, 2> steps_{0, 0};
+
+  std::vector<double> current_, average_, sum_, regrets_, values_;
+  std::array<std::vector<double>, 2> reach_;
+  std::array<std::vector<double>, 2> root_values_mean_, root_values_last_;
+  std::vector<int> best_child_;
+
+  // Pseudo-leaf query buffers (rows + structured view), reused every iteration.
+  std::vector<float> query_rows_;
+  std::vector<double> query_beliefs_;  // [leaf][player][hand], normalised
+  std::vector<double> leaf_out_;
+  LeafQueryBatch batch_;
+};
+
+// Normalises a belief vector; all-zero mass gives the uniform distribution.
+void normalize_beliefs(const double* in, int H, double* out);
+
+// Validates beliefs (length, finite, non-negative, positive mass) and normalises them.
+std::vector<double> checked_beliefs(const std::vector<double>& beliefs, int H, const char* what);
+
+}  // namespace rebel

@@ -1,0 +1,96 @@
+#include "core/tree.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace rebel {
+
+double max_tree_cells() {
+  // A solver keeps about ten doubles per (node, hand) cell; stay under half of RAM.
+  const double pages = static_cast<double>(sysconf(_SC_PHYS_PAGES));
+  const double page_size = static_cast<double>(sysconf(_SC_PAGESIZE));
+  const double bytes = (pages > 0 && page_size > 0) ? pages * page_size : 8e9;
+  return 0.5 * bytes / (10.0 * sizeof(double));
+}
+
+PublicTree build_tree(const Game& game, const History& root, int max_depth) {
+  const double cap = max_tree_cells() / game.num_hands();
+  const double nodes = game.count_tree_nodes(root, max_depth, cap);
+  if (nodes > cap || nodes > 2e9) {
+    std::ostringstream msg;
+    msg << game.description() << ": a public tree of " << nodes << " nodes x " << game.num_hands()
+        << " hands does not fit in memory (limit " << cap * game.num_hands()
+        << " node-hand cells); use a smaller game or a depth limit";
+    throw std::invalid_argument(msg.str());
+  }
+  if (game.is_terminal(root)) throw std::invalid_argument("build_tree: the root history is terminal");
+
+  PublicTree t;
+  const auto reserve = static_cast<size_t>(nodes);
+  t.parent.reserve(reserve);
+  t.history.reserve(reserve);
+  auto add_node = [&](int parent, Action action, History history, int depth) {
+    t.parent.push_back(parent);
+    t.action.push_back(action);
+    t.depth.push_back(depth);
+    t.first_child.push_back(-1);
+    t.num_children.push_back(0);
+    const bool terminal = game.is_terminal(history);
+    t.player.push_back(terminal ? -1 : game.player_to_act(history));
+    t.kind.push_back(terminal ? NodeKind::kTerminal
+                              : (max_depth >= 0 && depth >= max_depth ? NodeKind::kPseudoLeaf
+                                                                      : NodeKind::kDecision));
+    t.history.push_back(std::move(history));
+  };
+  add_node(-1, -1, root, 0);
+  std::vector<Action> actions;
+  for (int n = 0; n < t.size(); ++n) {  // breadth-first: the vector grows as we go
+    switch (t.kind[n]) {
+      case NodeKind::kTerminal: t.terminal_nodes.push_back(n); continue;
+      case NodeKind::kPseudoLeaf: t.pseudo_leaves.push_back(n); continue;
+      case NodeKind::kDecision: t.decision_nodes.push_back(n); break;
+    }
+    game.legal_actions(t.history[n], &actions);
+    if (actions.empty()) throw std::logic_error("non-terminal node without legal actions");
+    t.first_child[n] = t.size();
+    t.num_children[n] = static_cast<int>(actions.size());
+    for (Action a : actions) {
+      History child = t.history[n];
+      child.push_back(a);
+      add_node(n, a, std::move(child), t.depth[n] + 1);
+    }
+  }
+  return t;
+}
+
+std::vector<double> uniform_policy(const Game& game, const PublicTree& tree) {
+  const int H = game.num_hands();
+  std::vector<double> policy(static_cast<size_t>(tree.size()) * H, 0.0);
+  for (int n : tree.decision_nodes) {
+    const double p = 1.0 / tree.num_children[n];
+    std::fill(policy.begin() + static_cast<size_t>(tree.first_child[n]) * H,
+              policy.begin() + static_cast<size_t>(tree.first_child[n] + tree.num_children[n]) * H, p);
+  }
+  return policy;
+}
+
+int find_node(const PublicTree& tree, const History& history) {
+  int node = 0;
+  for (Action a : history) {
+    if (tree.num_children[node] == 0) return -1;
+    const int begin = tree.first_child[node];
+    int next = -1;
+    for (int c = begin; c < begin + tree.num_children[node]; ++c) {
+      if (tree.action[c] == a) next = c;
+    }
+    if (next < 0) return -1;
+    node = next;
+  }
+  return node;
+}
+
+}  // namespace rebel

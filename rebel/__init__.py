@@ -1,0 +1,20 @@
+"""rebel: ReBeL (search plus learned public-belief-state values) for two-player zero-sum games.
+
+The C++ core lives in :mod:`rebel._core`; the Python layer adds policies, the CLI,
+the value-net definition and training.
+"""
+from rebel import _core
+from rebel._core import (  # noqa: F401  (re-exported public API)
+    Game,
+    PublicTree,
+    SubgameSolver,
+    best_response,
+    build_tree,
+    expected_value,
+    exploitability,
+    list_games,
+    make_game,
+    uniform_policy,
+)
+
+__version__ = "0.1.0"

@@ -1,5 +1,186 @@
-// Placeholder: replaced by the real bindings for this area.
+// Python bindings: value nets (zero, oracle, Python-callable), test-time search and its
+// exact evaluation.
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+
+#include "bindings/common.h"
+#include "core/tree_ops.h"
+#include "search/nets.h"
+#include "search/pbs.h"
+#include "search/test_time_search.h"
+
 namespace rebel_bindings {
-void bind_search(pybind11::module_& /*m*/) {}
+
+using namespace rebel;
+
+namespace {
+
+// Calls any Python callable (a function or a torch module) with a float32 array of query
+// rows [B, query_size] and expects [B, num_hands] values back. The GIL is held only
+// during the call, so solver threads run freely otherwise.
+class PythonValueNet final : public ValueNet {
+ public:
+  PythonValueNet(py::object fn, int num_hands, std::string label)
+      : fn_(std::move(fn)), num_hands_(num_hands), label_(std::move(label)) {}
+  ~PythonValueNet() override {
+    py::gil_scoped_acquire gil;
+    fn_ = py::object();
+  }
+
+  void compute_values(const LeafQueryBatch& batch, double* out) override {
+    py::gil_scoped_acquire gil;
+    py::array_t<float> rows({static_cast<py::ssize_t>(batch.size), static_cast<py::ssize_t>(batch.row_size)});
+    std::copy(batch.rows, batch.rows + static_cast<size_t>(batch.size) * batch.row_size, rows.mutable_data());
+    py::object result = fn_(rows);
+    if (py::hasattr(result, "detach")) result = result.attr("detach")().attr("cpu")().attr("numpy")();  // torch tensors
+    py::array arr = py::array::ensure(result);
+    if (!arr) throw std::invalid_argument("python value net returned " + std::string(py::str(py::type::of(result))) + ", expected an array");
+    if (arr.ndim() != 2 || arr.shape(0) != batch.size || arr.shape(1) != num_hands_) {
+      throw std::invalid_argument("python value net returned shape " + shape_string(arr) + ", expected (" +
+                                  std::to_string(batch.size) + ", " + std::to_string(num_hands_) + ")");
+    }
+    auto values = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(arr);
+    const double* v = values.data();
+    for (py::ssize_t i = 0; i < values.size(); ++i) {
+      if (!std::isfinite(v[i])) throw std::invalid_argument("python value net returned a non-finite value");
+      out[i] = v[i];
+    }
+  }
+  std::string name() const override { return label_; }
+
+ private:
+  py::object fn_;
+  int num_hands_;
+  std::string label_;
+};
+
+SolverParams solver_params(const std::string& solver) {
+  SolverParams p;
+  p.kind = parse_solver_kind(solver);
+  return p;
+}
+
+py::dict evaluation_to_dict(const SampledEvaluation& e, int rows, int H) {
+  py::list counts, expl, brs;
+  for (size_t i = 0; i < e.num_policies.size(); ++i) {
+    counts.append(e.num_policies[i]);
+    expl.append(e.exploitability[i]);
+    brs.append(py::make_tuple(e.br_values[i][0], e.br_values[i][1]));
+  }
+  py::dict d;
+  d["num_policies"] = counts;
+  d["exploitability"] = expl;
+  d["br_values"] = brs;
+  d["average_policy"] = to_array_2d(e.average_policy, rows, H);
+  return d;
+}
+
+}  // namespace
+
+void bind_search(py::module_& m) {
+  py::class_<ZeroNet, ValueNet, std::shared_ptr<ZeroNet>>(m, "ZeroNet", "A value net that always answers 0.")
+      .def(py::init([](const std::shared_ptr<Game>& game) { return std::make_shared<ZeroNet>(game->num_hands()); }),
+           py::arg("game"));
+
+  py::class_<OracleNet, ValueNet, std::shared_ptr<OracleNet>>(m, "OracleNet",
+      "Exact leaf values: solves the rest of the game below each leaf PBS (small games only).")
+      .def(py::init([](const std::shared_ptr<Game>& game, const std::string& solver, int iterations) {
+             return std::make_shared<OracleNet>(game, solver_params(solver), iterations);
+           }),
+           py::arg("game"), py::arg("solver") = "lcfr", py::arg("iterations") = 1024);
+
+  py::class_<PythonValueNet, ValueNet, std::shared_ptr<PythonValueNet>>(m, "PythonValueNet",
+      "Wraps a Python callable f(queries: float32 [B, query_size]) -> [B, num_hands] (numpy or torch).")
+      .def(py::init([](const std::shared_ptr<Game>& game, py::object fn, const std::string& name) {
+             if (!PyCallable_Check(fn.ptr())) throw py::type_error("PythonValueNet needs a callable");
+             return std::make_shared<PythonValueNet>(std::move(fn), game->num_hands(), name);
+           }),
+           py::arg("game"), py::arg("fn"), py::arg("name") = "python");
+
+  m.def("net_values", [](const std::shared_ptr<ValueNet>& net, const std::shared_ptr<Game>& game,
+                         const std::vector<History>& histories, int queried_player,
+                         const py::object& beliefs0, const py::object& beliefs1) {
+    // Queries `net` at the given leaf PBSs (same beliefs for all); for tests and tools.
+    const int H = game->num_hands();
+    auto b0 = checked_beliefs(to_double_vector(beliefs0, {H}, "beliefs0"), H, "beliefs0");
+    auto b1 = checked_beliefs(to_double_vector(beliefs1, {H}, "beliefs1"), H, "beliefs1");
+    const int row = query_size(*game), F = game->feature_size(), B = static_cast<int>(histories.size());
+    std::vector<float> rows(static_cast<size_t>(B) * row, 0.0f);
+    LeafQueryBatch batch;
+    batch.size = B;
+    batch.row_size = row;
+    for (int i = 0; i < B; ++i) {
+      if (game->is_terminal(histories[i])) throw py::value_error("net_values needs non-terminal histories");
+      float* r = &rows[static_cast<size_t>(i) * row];
+      r[0] = static_cast<float>(game->player_to_act(histories[i]));
+      r[1] = static_cast<float>(queried_player);
+      game->public_features(histories[i], r + 2);
+      for (int h = 0; h < H; ++h) {
+        r[2 + F + h] = static_cast<float>(b0[h]);
+        r[2 + F + H + h] = static_cast<float>(b1[h]);
+      }
+      batch.histories.push_back(&histories[i]);
+      batch.queried_player.push_back(queried_player);
+      batch.beliefs0.push_back(b0.data());
+      batch.beliefs1.push_back(b1.data());
+    }
+    batch.rows = rows.data();
+    std::vector<double> out(static_cast<size_t>(B) * H);
+    net->compute_values(batch, out.data());
+    return to_array_2d(out, B, H);
+  }, py::arg("net"), py::arg("game"), py::arg("histories"), py::arg("queried_player"), py::arg("beliefs0"), py::arg("beliefs1"));
+
+  py::class_<TestTimeSearch, std::shared_ptr<TestTimeSearch>>(m, "TestTimeSearch",
+      "Full-game policies from depth-limited search at every public state reached (safe search).")
+      .def(py::init([](const std::shared_ptr<Game>& game, std::shared_ptr<ValueNet> net, const std::string& solver,
+                       int depth, int iterations) {
+             SearchParams params;
+             params.solver = solver_params(solver);
+             params.depth = depth;
+             params.iterations = iterations;
+             py::gil_scoped_release release;
+             return std::make_shared<TestTimeSearch>(game, params, net);
+           }),
+           py::arg("game"), py::arg("net"), py::arg("solver") = "lcfr", py::arg("depth") = 2, py::arg("iterations") = 1024)
+      .def_property_readonly("full_tree", [](const TestTimeSearch& s) { return std::const_pointer_cast<PublicTree>(s.full_tree_ptr()); })
+      .def_property_readonly("num_search_roots", &TestTimeSearch::num_search_roots)
+      .def("average_policy", [](const TestTimeSearch& s) {
+        std::vector<double> policy;
+        run_cancellable([&](std::atomic<bool>* cancel) { policy = s.average_policy(cancel); });
+        return to_array_2d(policy, s.full_tree().size(), s.game().num_hands());
+      }, "Mode (a): every subgame's average policy.")
+      .def("sampled_policy", [](const TestTimeSearch& s, uint64_t seed) {
+        std::vector<double> policy;
+        run_cancellable([&](std::atomic<bool>* cancel) { policy = s.sampled_policy(seed, cancel); });
+        return to_array_2d(policy, s.full_tree().size(), s.game().num_hands());
+      }, py::arg("seed"), "Mode (b): one policy, each subgame stopped at a random iteration (linear weights).")
+      .def("sample_iteration", &TestTimeSearch::sample_iteration, py::arg("uniform01"))
+      .def("evaluate_sampled", [](const TestTimeSearch& s, int num_policies, int threads, uint64_t seed,
+                                  const py::object& progress) {
+        if (num_policies < 1) throw py::value_error("num_policies must be >= 1");
+        if (threads < 1) throw py::value_error("threads must be >= 1");
+        SampledEvaluation result;
+        std::atomic<long> done{0};
+        run_cancellable(
+            [&](std::atomic<bool>* cancel) { result = evaluate_sampled(s, num_policies, threads, seed, cancel, &done); },
+            [&] {
+              if (!progress.is_none()) progress(done.load());
+            });
+        return evaluation_to_dict(result, s.full_tree().size(), s.game().num_hands());
+      }, py::arg("num_policies"), py::arg("threads") = 1, py::arg("seed") = 0, py::arg("progress") = py::none(),
+         "Mode (b) evaluated exactly: exploitability of the reach-weighted average of 1, 2, 4, ..., N sampled policies.");
+
+  m.def("bayes_update", [](const py::object& beliefs, const py::object& action_probs) {
+    auto b = to_double_vector(beliefs, {-1}, "beliefs");
+    auto p = to_double_vector(action_probs, {static_cast<py::ssize_t>(b.size())}, "action_probs");
+    b = checked_beliefs(b, static_cast<int>(b.size()), "beliefs");
+    bayes_update(&b, p.data());
+    return to_array_1d(b);
+  }, py::arg("beliefs"), py::arg("action_probs"), "Posterior beliefs after an action: b(h) P(a|h), normalised.");
+}
+
 }  // namespace rebel_bindings

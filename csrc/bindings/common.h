@@ -84,3 +84,50 @@ void run_in_chunks(long total, long chunk, Work&& work) {
 }
 
 }  // namespace rebel_bindings
+
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <functional>
+#include <thread>
+
+namespace rebel_bindings {
+
+// Runs `work(cancel)` on a background thread while this (Python) thread waits without
+// the GIL, checking for Ctrl-C every 50 ms and calling `on_poll()` (with the GIL) for
+// progress reporting. On KeyboardInterrupt `cancel` is raised, the work is awaited and
+// the Python exception propagates. Exceptions from `work` are rethrown here.
+inline void run_cancellable(const std::function<void(std::atomic<bool>*)>& work,
+                            const std::function<void()>& on_poll = {}) {
+  std::atomic<bool> cancel{false};
+  std::atomic<bool> done{false};
+  std::exception_ptr error;
+  std::thread runner([&] {
+    try {
+      work(&cancel);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    done = true;
+  });
+  bool interrupted = false;
+  while (!done.load()) {
+    {
+      py::gil_scoped_release release;
+      for (int i = 0; i < 10 && !done.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (!interrupted && PyErr_CheckSignals() != 0) {
+      interrupted = true;
+      cancel = true;
+    }
+    if (!interrupted && on_poll) on_poll();
+  }
+  {
+    py::gil_scoped_release release;
+    runner.join();
+  }
+  if (interrupted) throw py::error_already_set();
+  if (error) std::rethrow_exception(error);
+}
+
+}  // namespace rebel_bindings

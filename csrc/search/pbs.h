@@ -1,0 +1,27 @@
+// Public belief states: a public state (history) plus both players' beliefs over hands.
+#pragma once
+
+#include <vector>
+
+#include "core/game.h"
+#include "core/solver.h"
+
+namespace rebel {
+
+struct Pbs {
+  History history;
+  Beliefs beliefs;  // normalised, one vector per player
+};
+
+// Validates (length, finite, non-negative, positive mass) and normalises both beliefs.
+Pbs make_pbs(const Game& game, History history, const Beliefs& beliefs);
+
+// The initial PBS: empty history, both players' beliefs = the prior.
+Pbs initial_pbs(const Game& game);
+
+// Bayes update after `player` took a public action: beliefs[h] *= P(action | h), then
+// normalise. `action_probs` holds P(action | h) per hand. If no hand can take the action
+// the beliefs become uniform (an off-policy action; callers decide whether to allow it).
+void bayes_update(std::vector<double>* beliefs, const double* action_probs);
+
+}  // namespace rebel

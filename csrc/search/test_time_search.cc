@@ -1,0 +1,250 @@
+#include "search/test_time_search.h"
+
+#include <condition_variable>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "core/best_response.h"
+#include "core/tree_ops.h"
+
+namespace rebel {
+
+uint64_t mix_seed(uint64_t seed, uint64_t index) {
+  uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (index + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+TestTimeSearch::TestTimeSearch(GamePtr game, SearchParams params, ValueNetPtr net)
+    : game_(std::move(game)), params_(params), net_(std::move(net)) {
+  if (params_.depth < 1) throw std::invalid_argument("search depth must be >= 1, got " + std::to_string(params_.depth));
+  if (params_.iterations < 1) throw std::invalid_argument("search iterations must be >= 1, got " + std::to_string(params_.iterations));
+  full_tree_ = std::make_shared<const PublicTree>(build_tree(*game_, {}, -1));
+  const PublicTree& full = *full_tree_;
+  subgames_.resize(full.size());
+  for (int n : full.decision_nodes) {
+    if (full.depth[n] % params_.depth != 0) continue;
+    auto sg = std::make_unique<Subgame>();
+    sg->tree = std::make_shared<const PublicTree>(build_tree(*game_, full.history[n], params_.depth));
+    const PublicTree& t = *sg->tree;
+    sg->to_full.assign(t.size(), -1);
+    sg->to_full[0] = n;
+    for (int s : t.decision_nodes) {
+      for (int k = 0; k < t.num_children[s]; ++k) {
+        sg->to_full[t.first_child[s] + k] = full.first_child[sg->to_full[s]] + k;
+      }
+    }
+    if (!t.pseudo_leaves.empty() && !net_) {
+      throw std::invalid_argument("depth-limited search needs a value net (depth " + std::to_string(params_.depth) +
+                                  " is shorter than the game)");
+    }
+    subgames_[n] = std::move(sg);
+  }
+  // Sharing the root trajectory stores T/2 policies of the root subgame; skip it when
+  // that would take more than 256 MiB.
+  const double bytes = 0.5 * params_.iterations * subgames_.at(0)->tree->size() * game_->num_hands() * sizeof(double);
+  share_root_trajectory_ = bytes <= 256.0 * (1 << 20);
+}
+
+int TestTimeSearch::num_search_roots() const {
+  int count = 0;
+  for (const auto& sg : subgames_) count += sg != nullptr;
+  return count;
+}
+
+int TestTimeSearch::sample_iteration(double u) const {
+  // Even iterations i = 2m < T with weight m + 1: cumulative weight (m+1)(m+2)/2.
+  const int m_count = (params_.iterations + 1) / 2;
+  const double total = 0.5 * m_count * (m_count + 1.0);
+  const double target = u * total;
+  double cumulative = 0.0;
+  for (int m = 0; m < m_count; ++m) {
+    cumulative += m + 1.0;
+    if (target < cumulative) return 2 * m;
+  }
+  return 2 * (m_count - 1);
+}
+
+template <class Rng>
+void TestTimeSearch::search(int full_node, const Beliefs& beliefs, SearchMode mode, Rng* rng,
+                            std::vector<double>* policy, const CancelFlag* cancel) const {
+  const Subgame& sg = *subgames_.at(full_node);
+  const PublicTree& t = *sg.tree;
+  const int H = game_->num_hands();
+  SubgameSolver solver(game_, sg.tree, beliefs, params_.solver, net_);
+  int steps = params_.iterations;
+  if (mode == SearchMode::kSampled) {
+    steps = sample_iteration(std::uniform_real_distribution<double>(0.0, 1.0)(*rng));
+  }
+  const bool shared_root = mode == SearchMode::kSampled && full_node == 0 && share_root_trajectory_;
+  for (int i = 0; i < (shared_root ? 0 : steps); ++i) {
+    if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled();
+    solver.step();
+  }
+  const std::vector<double>& played = shared_root                  ? root_iterate(steps, cancel)
+                                      : mode == SearchMode::kAverage ? solver.average_policy()
+                                                                     : solver.current_policy();
+  for (int s : t.decision_nodes) {
+    for (int c = t.first_child[s]; c < t.first_child[s] + t.num_children[s]; ++c) {
+      std::copy(&played[static_cast<size_t>(c) * H], &played[static_cast<size_t>(c) * H] + H,
+                &(*policy)[static_cast<size_t>(sg.to_full[c]) * H]);
+    }
+  }
+  if (t.pseudo_leaves.empty()) return;
+  std::array<std::vector<double>, 2> reach;
+  for (int p = 0; p < 2; ++p) compute_reach(t, H, played, p, solver.root_reach()[p].data(), &reach[p]);
+  for (int leaf : t.pseudo_leaves) {
+    Beliefs next;
+    for (int p = 0; p < 2; ++p) {
+      next[p].resize(H);
+      normalize_beliefs(&reach[p][static_cast<size_t>(leaf) * H], H, next[p].data());
+    }
+    search(sg.to_full[leaf], next, mode, rng, policy, cancel);
+  }
+}
+
+const std::vector<double>& TestTimeSearch::root_iterate(int iteration, const CancelFlag* cancel) const {
+  std::lock_guard<std::mutex> lock(root_mutex_);
+  if (root_iterates_.empty()) {
+    const Subgame& sg = *subgames_.at(0);
+    SubgameSolver solver(game_, sg.tree, {game_->hand_prior(), game_->hand_prior()}, params_.solver, net_);
+    std::vector<std::vector<double>> iterates;
+    iterates.reserve((params_.iterations + 1) / 2);
+    for (int i = 0; i < params_.iterations; ++i) {
+      if (i % 2 == 0) iterates.push_back(solver.current_policy());
+      if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled();
+      solver.step();
+    }
+    root_iterates_ = std::move(iterates);
+  }
+  return root_iterates_.at(static_cast<size_t>(iteration / 2));
+}
+
+std::vector<double> TestTimeSearch::average_policy(const CancelFlag* cancel) const {
+  std::vector<double> policy = uniform_policy(*game_, *full_tree_);
+  std::mt19937_64 unused(0);
+  search(0, {game_->hand_prior(), game_->hand_prior()}, SearchMode::kAverage, &unused, &policy, cancel);
+  return policy;
+}
+
+std::vector<double> TestTimeSearch::sampled_policy(uint64_t seed, const CancelFlag* cancel) const {
+  std::vector<double> policy = uniform_policy(*game_, *full_tree_);
+  std::mt19937_64 rng(seed);
+  search(0, {game_->hand_prior(), game_->hand_prior()}, SearchMode::kSampled, &rng, &policy, cancel);
+  return policy;
+}
+
+namespace {
+
+// Reach-weighted contribution of one policy: policy[c, h] times the acting player's own
+// reach (prior included) at parent(c). Summing these and normalising per (node, hand)
+// gives the behavioural policy of "pick one of the policies at random, then follow it".
+std::vector<double> reach_weighted(const Game& game, const PublicTree& tree, const std::vector<double>& policy) {
+  const int H = game.num_hands();
+  std::array<std::vector<double>, 2> reach;
+  for (int p = 0; p < 2; ++p) compute_reach(tree, H, policy, p, game.hand_prior().data(), &reach[p]);
+  std::vector<double> out(policy.size(), 0.0);
+  for (int n : tree.decision_nodes) {
+    const double* r = &reach[tree.player[n]][static_cast<size_t>(n) * H];
+    for (int c = tree.first_child[n]; c < tree.first_child[n] + tree.num_children[n]; ++c) {
+      for (int h = 0; h < H; ++h) out[static_cast<size_t>(c) * H + h] = r[h] * policy[static_cast<size_t>(c) * H + h];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+SampledEvaluation evaluate_sampled(const TestTimeSearch& search, int num_policies, int threads, uint64_t seed,
+                                   const CancelFlag* cancel, std::atomic<long>* progress) {
+  if (num_policies < 1) throw std::invalid_argument("num_policies must be >= 1, got " + std::to_string(num_policies));
+  if (threads < 1) throw std::invalid_argument("threads must be >= 1, got " + std::to_string(threads));
+  const Game& game = search.game();
+  const PublicTree& tree = search.full_tree();
+  const int window = 4 * threads;  // samples computed ahead of the in-order merge
+
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::map<int, std::vector<double>> ready;
+  std::atomic<int> next_sample{0};
+  int merged = 0;
+  std::atomic<bool> stop{false};
+  std::exception_ptr error;
+
+  auto stopped = [&] { return stop.load() || (cancel && cancel->load()); };
+  auto worker = [&] {
+    try {
+      for (;;) {
+        const int k = next_sample.fetch_add(1);
+        if (k >= num_policies) return;
+        {
+          std::unique_lock<std::mutex> lock(mutex);
+          cv.wait(lock, [&] { return k < merged + window || stopped(); });
+        }
+        if (stopped()) return;
+        auto contribution = reach_weighted(game, tree, search.sampled_policy(mix_seed(seed, k), cancel));
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          ready.emplace(k, std::move(contribution));
+        }
+        cv.notify_all();
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!error) error = std::current_exception();
+      stop = true;
+      cv.notify_all();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int i = 0; i < threads; ++i) pool.emplace_back(worker);
+
+  SampledEvaluation result;
+  std::vector<double> sum(static_cast<size_t>(tree.size()) * game.num_hands(), 0.0);
+  std::vector<double> averaged;
+  try {
+    while (merged < num_policies) {
+      std::vector<double> contribution;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        cv.wait(lock, [&] { return ready.count(merged) > 0 || stopped(); });
+        if (ready.count(merged) == 0) break;
+        contribution = std::move(ready[merged]);
+        ready.erase(merged);
+      }
+      for (size_t i = 0; i < sum.size(); ++i) sum[i] += contribution[i];
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        ++merged;
+      }
+      cv.notify_all();
+      if (progress) progress->fetch_add(1);
+      const bool power_of_two = (merged & (merged - 1)) == 0;
+      if (power_of_two || merged == num_policies) {
+        normalize_policy(tree, game.num_hands(), sum, &averaged);
+        const ExploitabilityReport report = exploitability(game, tree, averaged);
+        result.num_policies.push_back(merged);
+        result.exploitability.push_back(report.exploitability);
+        result.br_values.push_back(report.br_values);
+      }
+    }
+  } catch (...) {
+    stop = true;
+    cv.notify_all();
+    for (auto& th : pool) th.join();
+    throw;
+  }
+  stop = true;
+  cv.notify_all();
+  for (auto& th : pool) th.join();
+  if (error) std::rethrow_exception(error);
+  if (cancel && cancel->load()) throw Cancelled();
+  result.average_policy = std::move(averaged);
+  return result;
+}
+
+}  // namespace rebel

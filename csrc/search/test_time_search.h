@@ -1,0 +1,104 @@
+// Test-time search ("safe search", ReBeL paper §6 / Theorem 3): the full-game policy
+// obtained by running a depth-limited subgame search at every public state reached.
+//
+// Starting at the initial PBS, the subgame rooted there is solved; its policy is copied
+// for every internal node of the subgame, beliefs are propagated with it, and a new
+// search starts at every pseudo-leaf. Two modes:
+//   (a) kAverage: each subgame's average policy (deterministic);
+//   (b) kSampled: the paper's mode: each subgame stops at a random iteration (linear
+//       weights: even i < T with weight i/2 + 1, as both players then have i/2
+//       updates) and that iterate is played and used to propagate beliefs.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <vector>
+
+#include "core/solver.h"
+#include "core/tree.h"
+#include "core/value_net.h"
+
+namespace rebel {
+
+using CancelFlag = std::atomic<bool>;
+
+struct Cancelled : std::runtime_error {
+  Cancelled() : std::runtime_error("cancelled") {}
+};
+
+struct SearchParams {
+  SolverParams solver;
+  int depth = 2;          // actions below each search root
+  int iterations = 1024;  // half-iterations per subgame
+};
+
+enum class SearchMode { kAverage, kSampled };
+
+class TestTimeSearch {
+ public:
+  // Builds (once) the subgame trees of every public state where a search can start.
+  TestTimeSearch(GamePtr game, SearchParams params, ValueNetPtr net);
+
+  const Game& game() const { return *game_; }
+  const PublicTree& full_tree() const { return *full_tree_; }
+  std::shared_ptr<const PublicTree> full_tree_ptr() const { return full_tree_; }
+  const SearchParams& params() const { return params_; }
+
+  // Full-game policy of mode (a).
+  std::vector<double> average_policy(const CancelFlag* cancel = nullptr) const;
+  // One full-game policy of mode (b); all randomness comes from `seed`.
+  std::vector<double> sampled_policy(uint64_t seed, const CancelFlag* cancel = nullptr) const;
+  // Number of subgame searches one full-game policy needs.
+  int num_search_roots() const;
+
+  // Draws the stopping iteration of mode (b) from a uniform number in [0, 1).
+  int sample_iteration(double uniform01) const;
+
+ private:
+  struct Subgame {
+    std::shared_ptr<const PublicTree> tree;
+    std::vector<int> to_full;  // subgame node -> full-tree node
+  };
+  template <class Rng>
+  void search(int full_node, const Beliefs& beliefs, SearchMode mode, Rng* rng,
+              std::vector<double>* policy, const CancelFlag* cancel) const;
+
+  // Mode (b) at the game's root: the root PBS never changes, so the solver's trajectory is
+  // the same for every sampled policy. Its current iterate at every even iteration is
+  // recorded once (lazily, thread-safe) and shared by all samples.
+  const std::vector<double>& root_iterate(int iteration, const CancelFlag* cancel) const;
+
+  GamePtr game_;
+  SearchParams params_;
+  bool share_root_trajectory_ = false;
+  mutable std::mutex root_mutex_;
+  mutable std::vector<std::vector<double>> root_iterates_;  // [iteration / 2] -> policy
+  ValueNetPtr net_;
+  std::shared_ptr<const PublicTree> full_tree_;
+  std::vector<std::unique_ptr<Subgame>> subgames_;  // by full node; null if never a root
+};
+
+struct SampledEvaluation {
+  std::vector<int> num_policies;                  // 1, 2, 4, ... and N itself
+  std::vector<double> exploitability;             // of the reach-weighted average
+  std::vector<std::array<double, 2>> br_values;
+  std::vector<double> average_policy;             // the average of all N policies
+};
+
+// Samples `num_policies` mode-(b) policies (sample k uses a generator seeded from
+// (seed, k)), averages them reach-weighted in the order k = 0, 1, ... and evaluates the
+// exact exploitability of the average at every power of two and at N. The result
+// depends on the seed only, not on the number of threads. `progress` counts finished
+// samples.
+SampledEvaluation evaluate_sampled(const TestTimeSearch& search, int num_policies, int threads,
+                                   uint64_t seed, const CancelFlag* cancel = nullptr,
+                                   std::atomic<long>* progress = nullptr);
+
+// Deterministic 64-bit mixing (splitmix64), used to derive per-sample seeds.
+uint64_t mix_seed(uint64_t seed, uint64_t index);
+
+}  // namespace rebel

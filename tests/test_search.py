@@ -1,0 +1,218 @@
+"""ReBeL search: depth-limited CFR-D subgames, value-net plumbing and test-time search.
+
+Known values: a depth-2 search on Liar's Dice 1x4f whose net always answers 0 reads about
+0.61 (the original code reads 0.609); a search deeper than the game is the full-game
+solver; with exact (oracle) leaf values the sampled mode (b) is close to an equilibrium.
+"""
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import rebel
+from rebel import _core as core
+
+
+def liars_dice(dice: int, faces: int) -> core.Game:
+    return rebel.make_game("liars_dice", {"num_dice": dice, "num_faces": faces})
+
+
+KUHN = rebel.make_game("kuhn", {})
+LD14 = liars_dice(1, 4)
+
+
+def expl(game, tree, policy) -> float:
+    return rebel.exploitability(game, tree, policy)["exploitability"]
+
+
+@pytest.mark.parametrize("game", [KUHN, liars_dice(1, 3), LD14], ids=["kuhn", "1x3f", "1x4f"])
+@pytest.mark.parametrize("solver", ["lcfr", "lfp"])
+def test_search_deeper_than_game_is_the_full_game_solver(game, solver):
+    full = rebel.build_tree(game)
+    reference = rebel.SubgameSolver(game, full, solver=solver)
+    reference.run(256)
+    search = core.TestTimeSearch(game, None, solver, 1000, 256)
+    assert search.num_search_roots == 1
+    policy = search.average_policy()
+    np.testing.assert_array_equal(policy, reference.average_policy())
+    assert expl(game, search.full_tree, policy) == expl(game, full, reference.average_policy())
+
+
+def test_zero_net_depth2_liars_dice_1x4f_reads_061():
+    search = core.TestTimeSearch(LD14, core.ZeroNet(LD14), "lcfr", 2, 1024)
+    assert search.num_search_roots == 128
+    mode_a = expl(LD14, search.full_tree, search.average_policy())
+    assert mode_a == pytest.approx(0.609, abs=0.005)
+    mode_b = search.evaluate_sampled(8, threads=1, seed=3)
+    assert mode_b["num_policies"] == [1, 2, 4, 8]
+    for value in mode_b["exploitability"]:
+        assert value == pytest.approx(0.609, abs=0.005)
+
+
+def test_kuhn_oracle_sampled_mode_is_near_equilibrium():
+    search = core.TestTimeSearch(KUHN, core.OracleNet(KUHN, "lcfr", 1024), "lcfr", 2, 1024)
+    result = search.evaluate_sampled(256, threads=2, seed=0)
+    assert result["num_policies"] == [1, 2, 4, 8, 16, 32, 64, 128, 256]
+    assert result["exploitability"][-1] <= 0.005
+    # The averaged policy is a valid full-game policy with the reported exploitability.
+    averaged = result["average_policy"]
+    core.validate_policy(KUHN, search.full_tree, averaged)
+    assert expl(KUHN, search.full_tree, averaged) == pytest.approx(result["exploitability"][-1], abs=1e-12)
+
+
+def test_oracle_values_match_full_game_values_at_the_root():
+    # At the initial PBS the oracle solves the whole game: its values are the game's.
+    prior = np.full(4, 0.25)
+    values = core.net_values(core.OracleNet(LD14, "lcfr", 2048), LD14, [[]], 0, prior, prior)
+    assert values.shape == (1, 4)
+    assert values[0].mean() == pytest.approx(1 / 16, abs=2e-3)
+
+
+def test_depth_limited_oracle_subgame_root_value_is_close_to_game_value():
+    # CFR-D's root values converge slowly (leaf values depend on the current iterate's
+    # beliefs); after 1024 iterations they read -0.0493 against the exact -1/18.
+    tree = rebel.build_tree(KUHN, [], 2)
+    solver = rebel.SubgameSolver(KUHN, tree, solver="lcfr", net=core.OracleNet(KUHN, "lcfr", 1024))
+    solver.run(1024)
+    assert np.mean(solver.root_values(0)) == pytest.approx(-1 / 18, abs=1e-2)
+    assert np.mean(solver.root_values(1)) == pytest.approx(1 / 18, abs=1e-2)
+
+
+def test_sampled_evaluation_is_deterministic_across_thread_counts():
+    search = core.TestTimeSearch(liars_dice(1, 3), core.ZeroNet(liars_dice(1, 3)), "lcfr", 2, 64)
+    one = search.evaluate_sampled(16, threads=1, seed=7)
+    two = search.evaluate_sampled(16, threads=2, seed=7)
+    assert one["exploitability"] == two["exploitability"]
+    np.testing.assert_array_equal(one["average_policy"], two["average_policy"])
+    other_seed = search.evaluate_sampled(16, threads=2, seed=8)
+    assert not np.array_equal(one["average_policy"], other_seed["average_policy"])
+
+
+def test_sampled_policy_is_reproducible_and_differs_by_seed():
+    game = liars_dice(1, 3)
+    search = core.TestTimeSearch(game, core.ZeroNet(game), "lcfr", 2, 64)
+    np.testing.assert_array_equal(search.sampled_policy(1), search.sampled_policy(1))
+    core.validate_policy(game, search.full_tree, search.sampled_policy(1))
+
+
+def test_sample_iteration_uses_even_iterations_with_linear_weights():
+    search = core.TestTimeSearch(KUHN, None, "lcfr", 10, 8)
+    # Even iterations 0, 2, 4, 6 with weights 1, 2, 3, 4 (total 10).
+    assert [search.sample_iteration(u) for u in (0.0, 0.09, 0.1, 0.29, 0.3, 0.59, 0.6, 0.999)] == [
+        0, 0, 2, 2, 4, 4, 6, 6]
+
+
+def test_python_net_matches_builtin_zero_net_and_accepts_torch():
+    torch = pytest.importorskip("torch")
+    tree = rebel.build_tree(LD14, [], 2)
+    calls = []
+
+    def zeros(queries):
+        calls.append(queries.shape)
+        assert queries.dtype == np.float32
+        return torch.zeros(queries.shape[0], 4)
+
+    python_net = core.PythonValueNet(LD14, zeros)
+    a = rebel.SubgameSolver(LD14, tree, solver="lcfr", net=python_net)
+    b = rebel.SubgameSolver(LD14, tree, solver="lcfr", net=core.ZeroNet(LD14))
+    a.run(64)
+    b.run(64)
+    np.testing.assert_array_equal(a.average_policy(), b.average_policy())
+    # One batched call per iteration with every pseudo-leaf in it.
+    assert len(calls) == 64 and all(shape == (len(tree.pseudo_leaves), LD14.query_size) for shape in calls)
+
+
+def test_query_rows_carry_player_features_and_normalised_beliefs():
+    seen = []
+    net = core.PythonValueNet(LD14, lambda q: (seen.append(q.copy()), np.zeros((q.shape[0], 4)))[1])
+    b0 = np.array([1.0, 2.0, 3.0, 4.0])
+    b1 = np.array([0.0, 0.0, 1.0, 1.0])
+    core.net_values(net, LD14, [[3]], 1, b0, b1)
+    row = seen[0][0]
+    features = LD14.feature_size
+    assert row[0] == 1  # player 1 acts after one bid
+    assert row[1] == 1  # queried player
+    np.testing.assert_allclose(row[2 + features:2 + features + 4], b0 / b0.sum(), rtol=1e-6)
+    np.testing.assert_allclose(row[2 + features + 4:], b1 / b1.sum(), rtol=1e-6)
+
+
+def test_bayes_update():
+    posterior = core.bayes_update(np.array([0.25, 0.25, 0.5]), np.array([1.0, 0.0, 0.5]))
+    np.testing.assert_allclose(posterior, [0.5, 0.0, 0.5])
+
+
+@pytest.mark.parametrize("depth", [0, -1])
+def test_depth_below_one_is_rejected(depth):
+    with pytest.raises(ValueError, match="depth"):
+        core.TestTimeSearch(LD14, core.ZeroNet(LD14), "lcfr", depth, 16)
+
+
+def test_depth_limited_search_without_net_is_rejected():
+    with pytest.raises(ValueError, match="value net"):
+        core.TestTimeSearch(LD14, None, "lcfr", 2, 16)
+
+
+@pytest.mark.parametrize(
+    "beliefs, message",
+    [
+        (np.array([np.nan, 0.2, 0.3, 0.4]), "finite"),
+        (np.array([-0.1, 0.5, 0.3, 0.3]), "negative"),
+        (np.array([0.5, 0.5]), "shape"),
+        (np.zeros(4), "zero total mass"),
+    ],
+)
+def test_bad_beliefs_are_rejected(beliefs, message):
+    tree = rebel.build_tree(LD14, [], 2)
+    with pytest.raises(ValueError, match=message):
+        rebel.SubgameSolver(LD14, tree, beliefs0=beliefs, solver="lcfr", net=core.ZeroNet(LD14))
+
+
+def test_wrong_belief_dtype_is_a_type_error():
+    tree = rebel.build_tree(LD14, [], 2)
+    with pytest.raises(TypeError, match="float64"):
+        rebel.SubgameSolver(LD14, tree, beliefs0=np.ones(4, dtype=np.int64), solver="lcfr", net=core.ZeroNet(LD14))
+
+
+@pytest.mark.parametrize("output", [np.zeros((1, 4)), np.zeros(4), np.full((99, 4), np.nan), "nonsense"])
+def test_python_net_returning_garbage_is_a_clear_error(output):
+    tree = rebel.build_tree(LD14, [], 2)
+
+    def bad(queries):
+        if isinstance(output, np.ndarray) and output.shape == (99, 4):
+            return np.full((queries.shape[0], 4), np.nan)
+        return output
+
+    solver = rebel.SubgameSolver(LD14, tree, solver="lcfr", net=core.PythonValueNet(LD14, bad))
+    with pytest.raises(ValueError, match="python value net"):
+        solver.run(2)
+
+
+def test_python_net_exception_propagates():
+    def boom(queries):
+        raise RuntimeError("net exploded")
+
+    tree = rebel.build_tree(LD14, [], 2)
+    solver = rebel.SubgameSolver(LD14, tree, solver="lcfr", net=core.PythonValueNet(LD14, boom))
+    with pytest.raises(RuntimeError, match="net exploded"):
+        solver.run(1)
+
+
+def test_sampled_evaluation_releases_the_gil():
+    search = core.TestTimeSearch(LD14, core.OracleNet(LD14, "lcfr", 64), "lcfr", 2, 64)
+    ticks = []
+    done = threading.Event()
+
+    def count():
+        while not done.is_set():
+            ticks.append(1)
+            time.sleep(0.001)
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    try:
+        search.evaluate_sampled(4, threads=1, seed=0)
+    finally:
+        done.set()
+        counter.join()
+    assert len(ticks) > 10

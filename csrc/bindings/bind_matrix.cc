@@ -1,4 +1,6 @@
-// Python bindings: regret matching on normal-form matrix games.
+// Python bindings of the sampling / normal-form solver area: regret matching on matrix
+// games here, chance-sampling MCCFR in bind_mccfr.cc (registered from bind_matrix so that
+// module.cc keeps one entry point per area).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -9,6 +11,8 @@
 namespace rebel_bindings {
 
 using namespace rebel;
+
+void bind_mccfr(py::module_& m);
 
 namespace {
 
@@ -80,6 +84,8 @@ exploitability = sum(br_values) / 2 = NashConv / 2.)doc");
   m.def("matrix_game", [](const std::string& name) { return matrix_to_py(make_matrix_game(name)); },
         py::arg("name"), "Payoff matrix of a built-in game: 'rps' or 'modified_rps' (rows/cols: rock, paper, scissors).");
   m.def("list_matrix_games", &matrix_game_names);
+
+  bind_mccfr(m);
 }
 
 }  // namespace rebel_bindings

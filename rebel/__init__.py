@@ -6,6 +6,7 @@ the value-net definition and training.
 from rebel import _core
 from rebel._core import (  # noqa: F401  (re-exported public API)
     Game,
+    MccfrSolver,
     PublicTree,
     SubgameSolver,
     best_response,
@@ -14,6 +15,8 @@ from rebel._core import (  # noqa: F401  (re-exported public API)
     exploitability,
     list_games,
     make_game,
+    matrix_game,
+    solve_matrix_game,
     uniform_policy,
 )
 

@@ -78,6 +78,7 @@ SubgameSolver::SubgameSolver(GamePtr game, std::shared_ptr<const PublicTree> tre
   current_ = uniform_policy(*game_, *tree_);
   average_ = current_;
   regrets_.assign(cells, 0.0);
+  scratch_.assign(H_, 0.0);
   values_.assign(cells, 0.0);
   // The uniform policy enters the average once, weighted by each player's own reach.
   sum_.assign(cells, 0.0);
@@ -233,33 +234,42 @@ void SubgameSolver::cfr_step(int player) {
       for (int c = begin; c < end; ++c) std::copy(rn, rn + H, &reach[static_cast<size_t>(c) * H]);
       continue;
     }
+    // Hands innermost everywhere so the loops vectorise.
     const double uniform = 1.0 / (end - begin);
-    for (int h = 0; h < H; ++h) {
-      double total = 0.0;
-      for (int c = begin; c < end; ++c) {
-        double& r = regrets_[static_cast<size_t>(c) * H + h];
-        if (floor_regrets && r < 0.0) r = 0.0;
-        total += r > 0.0 ? r : 0.0;
+    double* total = scratch_.data();
+    std::fill(total, total + H, 0.0);
+    for (int c = begin; c < end; ++c) {
+      double* r = &regrets_[static_cast<size_t>(c) * H];
+      if (floor_regrets) {
+        for (int h = 0; h < H; ++h) r[h] = r[h] > 0.0 ? r[h] : 0.0;
       }
-      const double inv = total > 0.0 ? 1.0 / total : 0.0;
-      double sum_total = 0.0;
-      for (int c = begin; c < end; ++c) {
-        const size_t i = static_cast<size_t>(c) * H + h;
-        double& r = regrets_[i];
-        const double p = total > 0.0 ? (r > 0.0 ? r * inv : 0.0) : uniform;
-        current_[i] = p;
-        r *= r > 0.0 ? pos : neg;
-        reach[i] = rn[h] * p;
-        sum_[i] = sum_[i] * strat + reach[i];
-        sum_total += sum_[i];
-      }
-      const double sum_inv = sum_total > 0.0 ? 1.0 / sum_total : 0.0;
-      for (int c = begin; c < end; ++c) {
-        const size_t i = static_cast<size_t>(c) * H + h;
-        average_[i] = sum_total > 0.0 ? sum_[i] * sum_inv : uniform;
+      for (int h = 0; h < H; ++h) total[h] += r[h] > 0.0 ? r[h] : 0.0;
+    }
+    for (int h = 0; h < H; ++h) total[h] = total[h] > 0.0 ? 1.0 / total[h] : 0.0;  // now the inverse
+    for (int c = begin; c < end; ++c) {
+      const size_t i = static_cast<size_t>(c) * H;
+      double* r = &regrets_[i];
+      double* cur = &current_[i];
+      double* rc = &reach[i];
+      double* sm = &sum_[i];
+      for (int h = 0; h < H; ++h) {
+        const double p = total[h] > 0.0 ? (r[h] > 0.0 ? r[h] * total[h] : 0.0) : uniform;
+        cur[h] = p;
+        r[h] *= r[h] > 0.0 ? pos : neg;
+        rc[h] = rn[h] * p;
+        sm[h] = sm[h] * strat + rc[h];
       }
     }
   }
+  average_stale_ = true;
+}
+
+const std::vector<double>& SubgameSolver::average_policy() const {
+  if (average_stale_) {
+    normalize_policy(*tree_, H_, sum_, &average_);
+    average_stale_ = false;
+  }
+  return average_;
 }
 
 void SubgameSolver::fp_step(int player) {

@@ -53,7 +53,8 @@ class SubgameSolver {
   // The policy played at this iteration: CFR's regret-matching iterate; FP's average.
   const std::vector<double>& current_policy() const { return is_fp() ? average_ : current_; }
   // The (weighted) average policy.
-  const std::vector<double>& average_policy() const { return average_; }
+  // CFR normalises the running sum only when asked (not every iteration).
+  const std::vector<double>& average_policy() const;
   // Averaged root values per hand (counterfactual, given the root reaches): the ReBeL
   // training target. Zero before the player's first update.
   const std::vector<double>& root_values(int player) const { return root_values_mean_[player]; }
@@ -79,7 +80,10 @@ class SubgameSolver {
   int H_;
   std::array<int, 2> steps_{0, 0};
 
-  std::vector<double> current_, average_, sum_, regrets_, values_;
+  std::vector<double> current_, sum_, regrets_, values_;
+  std::vector<double> scratch_;  // one value per hand
+  mutable std::vector<double> average_;
+  mutable bool average_stale_ = false;
   std::array<std::vector<double>, 2> reach_;
   std::array<std::vector<double>, 2> root_values_mean_, root_values_last_;
   std::vector<int> best_child_;

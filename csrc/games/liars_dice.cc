@@ -40,6 +40,17 @@ class LiarsDice final : public Game {
         }
       }
     }
+    // 0/1 masks "hand has >= k dice counting for face f" turn the terminal values' mass
+    // counts into dot products that vectorise (skipped when they would be large).
+    if (static_cast<double>(faces_) * dice_ * hands_ <= (1 << 22)) {
+      at_least_masks_.assign(static_cast<size_t>(faces_) * dice_ * hands_, 0.0);
+      for (int f = 0; f < faces_; ++f) {
+        for (int k = 1; k <= dice_; ++k) {
+          double* mask = &at_least_masks_[(static_cast<size_t>(f) * dice_ + (k - 1)) * hands_];
+          for (int h = 0; h < hands_; ++h) mask[h] = matches_[static_cast<size_t>(f) * hands_ + h] >= k ? 1.0 : 0.0;
+        }
+      }
+    }
   }
 
   std::string name() const override { return "liars_dice"; }
@@ -67,8 +78,21 @@ class LiarsDice final : public Game {
     // at_least[k]: opponent reach mass whose hand has >= k matching dice.
     double at_least[kMaxDicePlusTwo];
     std::fill(at_least, at_least + dice_ + 2, 0.0);
-    for (int o = 0; o < hands_; ++o) at_least[matches[o]] += opp_reach[o];
-    for (int k = dice_ - 1; k >= 0; --k) at_least[k] += at_least[k + 1];
+    if (!at_least_masks_.empty()) {
+      const double* masks = &at_least_masks_[static_cast<size_t>(bid % faces_) * dice_ * hands_];
+      double total = 0.0;
+      for (int o = 0; o < hands_; ++o) total += opp_reach[o];
+      at_least[0] = total;
+      for (int k = 1; k <= dice_; ++k) {
+        const double* mask = masks + static_cast<size_t>(k - 1) * hands_;
+        double mass = 0.0;
+        for (int o = 0; o < hands_; ++o) mass += mask[o] * opp_reach[o];
+        at_least[k] = mass;
+      }
+    } else {
+      for (int o = 0; o < hands_; ++o) at_least[matches[o]] += opp_reach[o];
+      for (int k = dice_ - 1; k >= 0; --k) at_least[k] += at_least[k + 1];
+    }
     const double total = at_least[0];
     const double sign = (player == caller) ? -1.0 : 1.0;  // +1 for the bidder
     for (int x = 0; x < hands_; ++x) {
@@ -123,6 +147,7 @@ class LiarsDice final : public Game {
   int dice_, faces_, hands_ = 0, num_bids_ = 0;
   std::vector<double> prior_;
   std::vector<int> matches_;  // [face][hand]: dice counting for face
+  std::vector<double> at_least_masks_;  // [face][k-1][hand]: matches >= k
 };
 
 GamePtr create_liars_dice(const GameParams& p) {

@@ -20,6 +20,19 @@ inline std::string shape_string(const py::array& a) {
   return s + (a.ndim() == 1 ? ",)" : ")");
 }
 
+// ValueError unless `a` has exactly the given shape (-1 = any extent).
+inline void check_shape(const py::array& a, const std::vector<py::ssize_t>& shape, const std::string& what) {
+  bool ok = a.ndim() == static_cast<py::ssize_t>(shape.size());
+  for (size_t i = 0; ok && i < shape.size(); ++i) ok = shape[i] < 0 || a.shape(i) == shape[i];
+  if (!ok) {
+    std::string expected = "(";
+    for (size_t i = 0; i < shape.size(); ++i)
+      expected += (i ? ", " : "") + (shape[i] < 0 ? std::string("any") : std::to_string(shape[i]));
+    expected += shape.size() == 1 ? ",)" : ")";
+    throw py::value_error(what + " has shape " + shape_string(a) + ", expected " + expected);
+  }
+}
+
 // Accepts a float64 array of exactly the given shape (-1 = any) and copies it.
 inline std::vector<double> to_double_vector(const py::handle& obj, const std::vector<py::ssize_t>& shape,
                                             const std::string& what) {
@@ -37,17 +50,26 @@ inline std::vector<double> to_double_vector(const py::handle& obj, const std::ve
   if (!a.dtype().is(py::dtype::of<double>())) {
     throw py::type_error(what + " must have dtype float64, got " + std::string(py::str(a.dtype())));
   }
-  bool ok = a.ndim() == static_cast<py::ssize_t>(shape.size());
-  for (size_t i = 0; ok && i < shape.size(); ++i) ok = shape[i] < 0 || a.shape(i) == shape[i];
-  if (!ok) {
-    std::string expected = "(";
-    for (size_t i = 0; i < shape.size(); ++i)
-      expected += (i ? ", " : "") + (shape[i] < 0 ? std::string("any") : std::to_string(shape[i]));
-    expected += shape.size() == 1 ? ",)" : ")";
-    throw py::value_error(what + " has shape " + shape_string(a) + ", expected " + expected);
-  }
+  check_shape(a, shape, what);
   auto c = py::array_t<double, py::array::c_style>::ensure(a);
   return std::vector<double>(c.data(), c.data() + c.size());
+}
+
+// A numpy float32 array of exactly the given shape (-1 = any), as a C-contiguous view
+// (copied only when the input is not contiguous). Anything else is a TypeError: no casts.
+inline py::array_t<float, py::array::c_style> require_float32_array(const py::handle& obj,
+                                                                    const std::vector<py::ssize_t>& shape,
+                                                                    const std::string& what) {
+  if (!py::isinstance<py::array>(obj)) {
+    throw py::type_error(what + " must be a numpy float32 array, got " +
+                         std::string(py::str(py::type::of(obj).attr("__name__"))));
+  }
+  py::array a = py::reinterpret_borrow<py::array>(obj);
+  if (!a.dtype().is(py::dtype::of<float>())) {
+    throw py::type_error(what + " must have dtype float32, got " + std::string(py::str(a.dtype())));
+  }
+  check_shape(a, shape, what);
+  return py::array_t<float, py::array::c_style>::ensure(a);
 }
 
 inline py::array_t<double> to_array_2d(const std::vector<double>& v, py::ssize_t rows, py::ssize_t cols) {

@@ -1,0 +1,72 @@
+// Reading the MLP value-net weights file (format: docs/weights_format.md).
+//
+// Every problem with a file (bad magic, unsupported version, truncation, checksum
+// mismatch, inconsistent or non-finite contents) is reported as WeightsFormatError, a
+// std::invalid_argument (ValueError in Python); a file that cannot be read at all is a
+// WeightsFileError carrying errno (OSError in Python).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace rebel {
+
+inline constexpr char kMlpMagic[8] = {'R', 'E', 'B', 'E', 'L', 'M', 'L', 'P'};
+inline constexpr uint32_t kMlpFormatVersion = 1;
+inline constexpr size_t kMlpHeaderSize = 48;
+inline constexpr size_t kMlpTrailerSize = 4;  // CRC-32 of everything before it
+
+class WeightsFormatError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+class WeightsFileError : public std::runtime_error {
+ public:
+  WeightsFileError(const std::string& path, int err);
+  const std::string& path() const { return path_; }
+  int error_code() const { return errno_; }
+
+ private:
+  std::string path_;
+  int errno_;
+};
+
+struct MlpShape {
+  int input_size = 0;
+  int output_size = 0;
+  int hidden_size = 0;
+  int num_layers = 0;  // hidden (Linear -> LayerNorm -> GELU) blocks before the head
+  float layer_norm_eps = 1e-5f;
+};
+
+// Parameters in torch layout: Linear weight [out][in] row-major.
+struct DenseParams {
+  int in = 0, out = 0;
+  std::vector<float> weight, bias;
+};
+
+struct HiddenLayerParams {
+  DenseParams linear;
+  std::vector<float> gamma, beta;  // LayerNorm affine
+};
+
+struct MlpParams {
+  MlpShape shape;
+  std::vector<HiddenLayerParams> layers;
+  DenseParams head;
+};
+
+// Standard CRC-32 (IEEE 802.3, reflected, as zlib.crc32).
+uint32_t crc32(const uint8_t* data, size_t size, uint32_t crc = 0);
+
+// Validates and decodes a whole weights file held in memory.
+MlpParams parse_mlp_weights(const uint8_t* data, size_t size);
+
+// The whole content of a file; throws WeightsFileError when it cannot be read.
+std::vector<uint8_t> read_file_bytes(const std::string& path);
+
+}  // namespace rebel

@@ -1,0 +1,98 @@
+"""The ReBeL value network: an MLP from a public-belief-state query row to values per hand.
+
+Input rows follow the layout of ``csrc/core/value_net.h`` (length ``game.query_size``
+= 2 + feature_size + 2 * num_hands): acting player, queried player, public features,
+normalised beliefs of player 0, normalised beliefs of player 1. The output holds one
+value per hand of the queried player (``game.num_hands``).
+
+The same network runs natively (C++, no torch) inside the solvers: see :func:`to_native`
+and :mod:`rebel.weights_io` for the weights file format.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, List, Tuple
+
+import torch
+from torch import nn
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rebel._core import Game, MlpValueNet
+
+
+def query_size(game: "Game") -> int:
+    """Length of one value-net input row for ``game`` (2 + features + 2 * num_hands)."""
+    return int(game.query_size)
+
+
+class ValueMLP(nn.Module):
+    """``layers`` blocks of Linear -> LayerNorm -> GELU (exact erf), then a Linear head.
+
+    Args:
+        input_size: length of a query row (``game.query_size``).
+        output_size: values per row (``game.num_hands``).
+        hidden: width of every hidden block.
+        layers: number of hidden blocks (0 gives a plain linear model).
+        layer_norm_eps: epsilon of every LayerNorm (torch's default 1e-5).
+    """
+
+    def __init__(
+        self,
+        input_size: int,
+        output_size: int,
+        hidden: int = 256,
+        layers: int = 2,
+        layer_norm_eps: float = 1e-5,
+    ) -> None:
+        super().__init__()
+        for name, value, low in (("input_size", input_size, 1), ("output_size", output_size, 1),
+                                 ("hidden", hidden, 1), ("layers", layers, 0)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < low:
+                raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+        if not layer_norm_eps > 0:
+            raise ValueError(f"layer_norm_eps must be > 0, got {layer_norm_eps!r}")
+        self.input_size = input_size
+        self.output_size = output_size
+        self.hidden = hidden
+        self.layers = layers
+        self.layer_norm_eps = float(layer_norm_eps)
+
+        blocks: List[nn.Module] = []
+        width = input_size
+        for _ in range(layers):
+            blocks += [nn.Linear(width, hidden), nn.LayerNorm(hidden, eps=layer_norm_eps), nn.GELU()]
+            width = hidden
+        self.body = nn.Sequential(*blocks)
+        self.head = nn.Linear(width, output_size)
+
+    @classmethod
+    def for_game(cls, game: "Game", hidden: int = 256, layers: int = 2) -> "ValueMLP":
+        """A network sized for ``game``'s query rows and hands."""
+        return cls(query_size(game), int(game.num_hands), hidden=hidden, layers=layers)
+
+    def blocks(self) -> List[Tuple[nn.Linear, nn.LayerNorm]]:
+        """The (Linear, LayerNorm) pair of every hidden block, input side first."""
+        modules = list(self.body)
+        return [(modules[i], modules[i + 1]) for i in range(0, len(modules), 3)]  # type: ignore[misc]
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """``x``: [batch, input_size] -> [batch, output_size]."""
+        return self.head(self.body(x))
+
+
+def to_native(model: ValueMLP, game: "Game", isa: str = "auto") -> "MlpValueNet":
+    """A C++ :class:`rebel._core.MlpValueNet` with ``model``'s current weights (no temp file).
+
+    Raises ValueError if the model does not fit ``game`` (input size ``game.query_size``,
+    output size ``game.num_hands``).
+    """
+    from rebel._core import MlpValueNet
+    from rebel.weights_io import weights_to_bytes
+
+    return MlpValueNet(game, weights_to_bytes(model), isa=isa)
+
+
+def update_native(net: "MlpValueNet", model: ValueMLP) -> None:
+    """Atomically replaces ``net``'s weights with ``model``'s (safe while solvers run)."""
+    from rebel.weights_io import weights_to_bytes
+
+    net.set_weights_bytes(weights_to_bytes(model))

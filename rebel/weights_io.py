@@ -1,0 +1,172 @@
+"""Reading and writing :class:`rebel.model.ValueMLP` weights in the native binary format.
+
+The format (``docs/weights_format.md``) is a 48-byte little-endian header, the parameters
+as float32 little-endian in a fixed order, and a CRC-32 of everything before it. It holds
+no code (unlike pickle) and is what the C++ :class:`rebel._core.MlpValueNet` loads.
+Malformed data raises ValueError here exactly as it does in C++.
+"""
+from __future__ import annotations
+
+import os
+import struct
+import tempfile
+import zlib
+from dataclasses import dataclass
+from typing import List, Union
+
+import numpy as np
+import torch
+
+from rebel.model import ValueMLP
+
+MAGIC = b"REBELMLP"
+VERSION = 1
+_HEADER = struct.Struct("<8sIIIIIIfIQ")  # magic, version, header size, in, out, hidden, layers, eps, flags, count
+HEADER_SIZE = _HEADER.size  # 48
+_TRAILER = struct.Struct("<I")  # CRC-32 (zlib.crc32) of header + payload
+_MAX_DIM = 1 << 24
+_MAX_LAYERS = 64
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+@dataclass(frozen=True)
+class WeightsHeader:
+    """The decoded header of a weights file."""
+
+    input_size: int
+    output_size: int
+    hidden_size: int
+    num_layers: int
+    layer_norm_eps: float
+    payload_floats: int
+
+    def expected_payload_floats(self) -> int:
+        """Number of float32 parameters the dimensions imply."""
+        total, fan_in = 0, self.input_size
+        for _ in range(self.num_layers):
+            total += fan_in * self.hidden_size + 3 * self.hidden_size
+            fan_in = self.hidden_size
+        return total + fan_in * self.output_size + self.output_size
+
+    def file_size(self) -> int:
+        """Exact size in bytes of a file with this header."""
+        return HEADER_SIZE + 4 * self.expected_payload_floats() + _TRAILER.size
+
+
+def _parameters_in_order(model: ValueMLP) -> List[torch.Tensor]:
+    """Parameters in file order: per block W, b, LayerNorm weight, bias; then head W, b."""
+    tensors: List[torch.Tensor] = []
+    for linear, norm in model.blocks():
+        tensors += [linear.weight, linear.bias, norm.weight, norm.bias]
+    return tensors + [model.head.weight, model.head.bias]
+
+
+def weights_to_bytes(model: ValueMLP) -> bytes:
+    """Serialises ``model`` (any device or dtype; stored as float32)."""
+    if not isinstance(model, ValueMLP):
+        raise TypeError(f"model must be a rebel.model.ValueMLP, got {type(model).__name__}")
+    with torch.no_grad():
+        arrays = [t.detach().to("cpu", torch.float32).contiguous().reshape(-1).numpy() for t in _parameters_in_order(model)]
+    payload = np.concatenate(arrays).astype("<f4", copy=False) if arrays else np.zeros(0, "<f4")
+    if not np.all(np.isfinite(payload)):
+        raise ValueError("model has non-finite parameters (NaN or inf); refusing to export")
+    header = _HEADER.pack(MAGIC, VERSION, HEADER_SIZE, model.input_size, model.output_size, model.hidden,
+                          model.layers, model.layer_norm_eps, 0, payload.size)
+    body = header + payload.tobytes()
+    return body + _TRAILER.pack(zlib.crc32(body))
+
+
+def read_header(data: bytes) -> WeightsHeader:
+    """Decodes and validates the header and overall size of ``data`` (ValueError if bad)."""
+    if len(data) < len(MAGIC) or data[: len(MAGIC)] != MAGIC:
+        raise ValueError(f"not an MLP weights file: bad magic (expected {MAGIC!r} in the first 8 bytes)")
+    if len(data) < HEADER_SIZE:
+        raise ValueError(f"MLP weights file truncated: {len(data)} bytes, the header alone is {HEADER_SIZE}")
+    _, version, header_size, n_in, n_out, hidden, layers, eps, flags, count = _HEADER.unpack_from(data)
+    if version != VERSION:
+        raise ValueError(f"unsupported MLP weights format version {version} (this reads version {VERSION})")
+    if header_size != HEADER_SIZE or flags != 0:
+        raise ValueError(f"MLP weights: unsupported header (size {header_size}, flags {flags})")
+    if not (1 <= n_in <= _MAX_DIM and 1 <= n_out <= _MAX_DIM and hidden <= _MAX_DIM and layers <= _MAX_LAYERS
+            and (layers == 0 or hidden >= 1)):
+        raise ValueError(f"MLP weights: invalid dimensions (input {n_in}, output {n_out}, hidden {hidden}, "
+                         f"layers {layers})")
+    if not (np.isfinite(eps) and eps > 0):
+        raise ValueError(f"MLP weights: layer norm eps must be finite and > 0, got {eps}")
+    header = WeightsHeader(n_in, n_out, hidden, layers, float(eps), count)
+    if count != header.expected_payload_floats():
+        raise ValueError(f"MLP weights: header says {count} payload floats but its dimensions need "
+                         f"{header.expected_payload_floats()}")
+    if len(data) < header.file_size():
+        raise ValueError(f"MLP weights file truncated: {len(data)} bytes, expected {header.file_size()}")
+    if len(data) > header.file_size():
+        raise ValueError(f"MLP weights file has {len(data) - header.file_size()} unexpected trailing bytes")
+    return header
+
+
+def weights_from_bytes(data: bytes) -> ValueMLP:
+    """Rebuilds a :class:`ValueMLP` (float32, CPU) from serialised weights."""
+    data = bytes(data)
+    header = read_header(data)
+    body_size = len(data) - _TRAILER.size
+    (stored_crc,) = _TRAILER.unpack_from(data, body_size)
+    if zlib.crc32(data[:body_size]) != stored_crc:
+        raise ValueError("MLP weights file corrupted: CRC-32 checksum mismatch")
+    payload = np.frombuffer(data, dtype="<f4", count=header.payload_floats, offset=HEADER_SIZE)
+    if not np.all(np.isfinite(payload)):
+        raise ValueError("MLP weights: payload contains non-finite values")
+
+    model = ValueMLP(header.input_size, header.output_size, hidden=max(header.hidden_size, 1),
+                     layers=header.num_layers, layer_norm_eps=header.layer_norm_eps)
+    offset = 0
+    with torch.no_grad():
+        for tensor in _parameters_in_order(model):
+            n = tensor.numel()
+            tensor.copy_(torch.from_numpy(payload[offset: offset + n].astype(np.float32)).reshape(tensor.shape))
+            offset += n
+    return model
+
+
+def export_weights(model: ValueMLP, path: PathLike) -> None:
+    """Writes ``model``'s weights to ``path`` atomically.
+
+    The bytes go to a temporary file in the same directory, are flushed and fsync'ed, and
+    the file is then renamed over ``path``: readers see the old file or the new one,
+    never a partial write.
+    """
+    data = weights_to_bytes(model)
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    _fsync_directory(directory)
+
+
+def _fsync_directory(directory: str) -> None:
+    """Makes the rename durable where the platform allows opening directories."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def load_weights(path: PathLike) -> ValueMLP:
+    """Reads a weights file back into a :class:`ValueMLP` (ValueError if malformed)."""
+    with open(path, "rb") as f:
+        return weights_from_bytes(f.read())

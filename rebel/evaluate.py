@@ -1,0 +1,141 @@
+"""Exact evaluation of ReBeL's test-time search (what `rebel eval` runs).
+
+Three numbers are measured on the same game, solver and iteration count:
+
+* the full-game solver (no depth limit, no net): the baseline row of the paper's table;
+* mode (a): search at every public state, each subgame's average policy;
+* mode (b), the paper's safe-search protocol: each subgame stops at a random iteration
+  (linear weights) whose policy is played and propagates beliefs; the reach-weighted
+  average of N sampled full-game policies is evaluated exactly at every power of two.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional
+
+from rebel import _core
+
+log = logging.getLogger(__name__)
+
+# `--solver cfr` / `fp` mean the paper's linear variants.
+SOLVER_ALIASES = {"cfr": "lcfr", "fp": "lfp"}
+
+
+@dataclass
+class EvalSettings:
+    """Everything one evaluation needs; see `rebel eval --help` for the meaning of each."""
+
+    game: str = "liars_dice"
+    game_params: Dict[str, int] = field(default_factory=lambda: {"num_dice": 1, "num_faces": 4})
+    net: str = "zero"  # "zero", "oracle" or a path to exported MLP weights
+    solver: str = "cfr"
+    depth: int = 2
+    iterations: int = 1024
+    repeats: int = 1024
+    threads: int = 2
+    seed: int = 0
+    oracle_iterations: Optional[int] = None  # default: `iterations`
+    mode_a: bool = True
+    full_game: bool = True
+
+
+def solver_name(name: str) -> str:
+    """Maps the CLI's solver names to the core's (`cfr` -> `lcfr`, `fp` -> `lfp`)."""
+    return SOLVER_ALIASES.get(name, name)
+
+
+def build_value_net(game: _core.Game, settings: EvalSettings) -> _core.ValueNet:
+    """The value net named by `settings.net`: zero, oracle, or exported MLP weights."""
+    if settings.net == "zero":
+        return _core.ZeroNet(game)
+    if settings.net == "oracle":
+        iterations = settings.oracle_iterations or settings.iterations
+        return _core.OracleNet(game, solver_name(settings.solver), iterations)
+    if not os.path.isfile(settings.net):
+        raise ValueError(f"--net must be 'zero', 'oracle' or a weights file; {settings.net!r} is not a file")
+    # Exported MLP weights (docs/weights_format.md); the file is validated on load.
+    return _core.MlpValueNet(game, settings.net)
+
+
+def _check(settings: EvalSettings) -> None:
+    for name in ("depth", "iterations", "repeats", "threads"):
+        if getattr(settings, name) < 1:
+            raise ValueError(f"{name} must be >= 1, got {getattr(settings, name)}")
+    if settings.oracle_iterations is not None and settings.oracle_iterations < 1:
+        raise ValueError(f"oracle_iterations must be >= 1, got {settings.oracle_iterations}")
+
+
+def evaluate(
+    settings: EvalSettings,
+    progress: Optional[Callable[[int, int], None]] = None,
+) -> Dict[str, Any]:
+    """Runs the evaluation; returns a JSON-ready dict plus the mode-(b) policy array.
+
+    `progress(done, total)` is called while the sampled policies are computed.
+    """
+    _check(settings)
+    game = _core.make_game(settings.game, dict(settings.game_params))
+    solver = solver_name(settings.solver)
+    result: Dict[str, Any] = {
+        "game": {"name": settings.game, **settings.game_params},
+        "net": settings.net,
+        "solver": solver,
+        "depth": settings.depth,
+        "iterations": settings.iterations,
+        "repeats": settings.repeats,
+        "threads": settings.threads,
+        "seed": settings.seed,
+    }
+    if settings.net == "oracle":
+        result["oracle_iterations"] = settings.oracle_iterations or settings.iterations
+    seconds: Dict[str, float] = {}
+
+    if settings.full_game:
+        start = time.perf_counter()
+        tree = _core.build_tree(game)
+        full = _core.SubgameSolver(game, tree, solver=solver)
+        full.run(settings.iterations)
+        seconds["full_game"] = time.perf_counter() - start
+        report = _core.exploitability(game, tree, full.average_policy())
+        result["full_game"] = {"exploitability": report["exploitability"], "br_values": list(report["br_values"])}
+        log.info("full-game %s: exploitability %.6f", solver, report["exploitability"])
+
+    net = build_value_net(game, settings)
+    search = _core.TestTimeSearch(game, net, solver, settings.depth, settings.iterations)
+    result["search_roots"] = search.num_search_roots
+
+    if settings.mode_a:
+        start = time.perf_counter()
+        report = _core.exploitability(game, search.full_tree, search.average_policy())
+        seconds["mode_a"] = time.perf_counter() - start
+        result["mode_a"] = {"exploitability": report["exploitability"], "br_values": list(report["br_values"])}
+        log.info("mode (a): exploitability %.6f", report["exploitability"])
+
+    start = time.perf_counter()
+    callback = None if progress is None else (lambda done: progress(done, settings.repeats))
+    sampled = search.evaluate_sampled(settings.repeats, threads=settings.threads, seed=settings.seed, progress=callback)
+    seconds["mode_b"] = time.perf_counter() - start
+    result["mode_b"] = [
+        {"num_policies": n, "exploitability": e, "br_values": list(br)}
+        for n, e, br in zip(sampled["num_policies"], sampled["exploitability"], sampled["br_values"])
+    ]
+    log.info("mode (b), %d policies: exploitability %.6f", settings.repeats, sampled["exploitability"][-1])
+    seconds["total"] = sum(seconds.values())
+    result["seconds"] = seconds
+    result["_mode_b_policy"] = sampled["average_policy"]
+    result["_full_tree"] = search.full_tree
+    result["_game"] = game
+    return result
+
+
+def public_view(result: Dict[str, Any]) -> Dict[str, Any]:
+    """The JSON-serialisable part of `evaluate`'s result."""
+    return {k: v for k, v in result.items() if not k.startswith("_")}
+
+
+def mode_b_table(result: Dict[str, Any]) -> List[str]:
+    """Human-readable lines for the mode-(b) results."""
+    return [f"  N = {row['num_policies']:5d}: {row['exploitability']:.6f}" for row in result["mode_b"]]

@@ -245,7 +245,6 @@ void SubgameSolver::cfr_step(int player) {
       }
       for (int h = 0; h < H; ++h) total[h] += r[h] > 0.0 ? r[h] : 0.0;
     }
-    for (int h = 0; h < H; ++h) total[h] = total[h] > 0.0 ? 1.0 / total[h] : 0.0;  // now the inverse
     for (int c = begin; c < end; ++c) {
       const size_t i = static_cast<size_t>(c) * H;
       double* r = &regrets_[i];
@@ -253,7 +252,9 @@ void SubgameSolver::cfr_step(int player) {
       double* rc = &reach[i];
       double* sm = &sum_[i];
       for (int h = 0; h < H; ++h) {
-        const double p = total[h] > 0.0 ? (r[h] > 0.0 ? r[h] * total[h] : 0.0) : uniform;
+        // Division, not a multiply by 1/total: a lone positive regret then gives exactly
+        // 1.0, so pure iterates do not leak rounding noise into the next regrets.
+        const double p = total[h] > 0.0 ? (r[h] > 0.0 ? r[h] / total[h] : 0.0) : uniform;
         cur[h] = p;
         r[h] *= r[h] > 0.0 ? pos : neg;
         rc[h] = rn[h] * p;

@@ -59,7 +59,8 @@ def machine_info() -> dict[str, Any]:
                                 cwd=Path(__file__).resolve().parent, timeout=10).stdout.strip() or None
     except (OSError, subprocess.SubprocessError):
         commit = None
-    return {"cpu": cpu, "logical_cpus": os.cpu_count(), "platform": platform.platform(),
+    return {"cpu": cpu, "logical_cpus": os.cpu_count(), "load_average_1_5_15": list(os.getloadavg()),
+            "platform": platform.platform(),
             "python": platform.python_version(), "numpy": np.__version__, "rebel_commit": commit}
 
 
@@ -132,6 +133,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "games": results,
         "summary": summary,
         "peak_rss_mib": peak_rss_mib(),
+        "load_average_at_end": list(os.getloadavg()),  # other processes on a shared machine skew timings
     }
 
 

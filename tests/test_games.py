@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
-from conftest import PAPER_GAMES, full_tree, kuhn, liars_dice
+from conftest import full_tree, kuhn, liars_dice
 
 import rebel
 from rebel.games import (game_config, game_from_config, game_names, hand_label, liars_dice_dice,

@@ -93,6 +93,7 @@ def time_exploitability(game: rebel.Game, tree: rebel.PublicTree, policy: np.nda
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
+    machine = machine_info()  # before the runs, so its load average is the starting one
     results: dict[str, Any] = {}
     for name in args.games:
         D, F = GAMES[name]
@@ -127,7 +128,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "benchmark": "full_game_solvers",
         "iterations": args.iters,
         "repeats": args.repeats,
-        "machine": machine_info(),
+        "machine": machine,
         "baseline": BASELINE,
         "goals": GOALS,
         "games": results,

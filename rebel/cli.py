@@ -1,0 +1,68 @@
+"""The ``rebel`` command line: a thin dispatcher over subcommand modules.
+
+Each subcommand lives in its own module exposing ``register(subparsers)``, which adds an
+``argparse`` subparser and sets ``handler`` (a function ``args -> exit code``) as its
+default. Adding a subcommand (e.g. ``eval`` in ``rebel/cli_eval.py``) = writing that
+module and appending its name to :data:`COMMAND_MODULES`.
+
+User errors (bad flags, unknown game, impossible parameters...) print one line on stderr
+and exit with status 2, without a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from collections.abc import Sequence
+from typing import Optional
+
+from rebel.cli_common import EXIT_USAGE, UsageError
+
+#: Modules that each register one subcommand, in the order shown by ``rebel --help``.
+COMMAND_MODULES: tuple[str, ...] = ("rebel.cli_solve", "rebel.cli_games")
+
+log = logging.getLogger("rebel.cli")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with every subcommand of :data:`COMMAND_MODULES` registered."""
+    from rebel import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="rebel",
+        description="ReBeL: search plus learned public-belief-state values for two-player zero-sum games.",
+    )
+    parser.add_argument("--version", action="version", version=f"rebel {__version__}")
+    parser.add_argument("-v", "--verbose", action="count", default=0,
+                        help="log more (-v: info, -vv: debug); logs go to stderr")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def _configure_logging(verbosity: int) -> None:
+    level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else logging.DEBUG
+    logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Runs the CLI; returns the process exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)  # argparse itself exits with status 2 on bad flags
+    _configure_logging(args.verbose)
+    try:
+        return int(args.handler(args) or 0)
+    except UsageError as e:
+        print(f"rebel {args.command}: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("rebel: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. `rebel games | head -1`
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

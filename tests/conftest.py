@@ -1,0 +1,53 @@
+"""Shared fixtures: games, full trees and solver runs, each built once per test session."""
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import rebel
+from rebel.games import make
+from rebel.solve import SolveResult, solve
+
+REPO_ROOT = Path(rebel.__file__).resolve().parent.parent
+
+#: (num_dice, num_faces) of the paper's four Liar's Dice games.
+PAPER_GAMES = [(1, 4), (1, 5), (1, 6), (2, 3)]
+
+
+@functools.lru_cache(maxsize=None)
+def liars_dice(num_dice: int, num_faces: int) -> rebel.Game:
+    return make("liars_dice", num_dice=num_dice, num_faces=num_faces)
+
+
+@functools.lru_cache(maxsize=None)
+def kuhn() -> rebel.Game:
+    return make("kuhn")
+
+
+@functools.lru_cache(maxsize=None)
+def full_tree(game: rebel.Game) -> rebel.PublicTree:
+    return rebel.build_tree(game)
+
+
+@functools.lru_cache(maxsize=None)
+def solved(game: rebel.Game, solver: str, iterations: int, optimistic: bool = False) -> SolveResult:
+    """A cached full-game solve (solvers are deterministic, so sharing is safe)."""
+    return solve(game, solver, iterations, optimistic=optimistic, progress=False, tree=full_tree(game))
+
+
+def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """Runs ``python -m rebel ARGS`` in a subprocess using this checkout's package."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    return subprocess.run([sys.executable, "-m", "rebel", *args], capture_output=True, text=True,
+                          timeout=timeout, env=env, cwd=REPO_ROOT)
+
+
+@pytest.fixture
+def cli():
+    return run_cli

@@ -7,8 +7,15 @@ from rebel import _core
 from rebel._core import (  # noqa: F401  (re-exported public API)
     Game,
     MccfrSolver,
+    MlpValueNet,
+    OracleNet,
     PublicTree,
+    PythonValueNet,
     SubgameSolver,
+    TestTimeSearch,
+    ValueNet,
+    ZeroNet,
+    bayes_update,
     best_response,
     build_tree,
     expected_value,
@@ -18,6 +25,7 @@ from rebel._core import (  # noqa: F401  (re-exported public API)
     matrix_game,
     solve_matrix_game,
     uniform_policy,
+    validate_policy,
 )
 
 from rebel.games import game_config, game_from_config  # noqa: E402,F401

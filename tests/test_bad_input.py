@@ -155,3 +155,16 @@ def test_cli_user_errors_exit_2(args, message):
 def test_cli_unknown_subcommand_exit_2():
     proc = run_cli("frobnicate")
     assert proc.returncode == 2 and "invalid choice" in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("value", [10**20, 2**31, -(2**31) - 1])
+def test_core_make_game_out_of_range_int(value):
+    with pytest.raises(ValueError, match="out of range"):
+        rebel.make_game("liars_dice", {"num_dice": value, "num_faces": 4})
+
+
+@pytest.mark.parametrize("name", ["dcfr_alpha", "dcfr_beta", "dcfr_gamma"])
+def test_core_solver_rejects_non_finite_dcfr_parameters(name):
+    game = rebel.make_game("kuhn", {})
+    with pytest.raises(ValueError, match="finite"):
+        rebel.SubgameSolver(game, rebel.build_tree(game), solver="dcfr", **{name: float("nan")})

@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <climits>
 #include <memory>
 
 #include "bindings/common.h"
@@ -30,7 +31,12 @@ GameParams params_from_dict(const py::dict& d) {
       throw py::type_error("game parameter '" + key + "' must be an int, got " +
                            std::string(py::str(py::type::of(item.second).attr("__name__"))));
     }
-    out.emplace_back(key, item.second.cast<int>());
+    int overflow = 0;  // Python ints are unbounded
+    const long long value = PyLong_AsLongLongAndOverflow(item.second.ptr(), &overflow);
+    if (overflow != 0 || value < INT_MIN || value > INT_MAX) {
+      throw py::value_error("game parameter '" + key + "' = " + std::string(py::str(item.second)) + " is out of range");
+    }
+    out.emplace_back(key, static_cast<int>(value));
   }
   return out;
 }

@@ -5,6 +5,8 @@
 
 #include <memory>
 
+#include <cmath>
+
 #include "bindings/common.h"
 #include "core/best_response.h"
 #include "core/solver.h"
@@ -45,6 +47,9 @@ void bind_solvers(py::module_& m) {
              params.dcfr_alpha = dcfr_alpha;
              params.dcfr_beta = dcfr_beta;
              params.dcfr_gamma = dcfr_gamma;
+             if (!std::isfinite(dcfr_alpha) || !std::isfinite(dcfr_beta) || !std::isfinite(dcfr_gamma)) {
+               throw py::value_error("dcfr_alpha, dcfr_beta and dcfr_gamma must be finite");
+             }
              const int H = game->num_hands();
              Beliefs b;
              b[0] = beliefs0.is_none() ? game->hand_prior() : to_double_vector(beliefs0, {H}, "beliefs0");

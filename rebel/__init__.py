@@ -9,6 +9,7 @@ from rebel._core import (  # noqa: F401  (re-exported public API)
     MccfrSolver,
     MlpValueNet,
     OracleNet,
+    Pbs,
     PublicTree,
     PythonValueNet,
     SubgameSolver,

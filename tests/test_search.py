@@ -220,3 +220,35 @@ def test_sampled_evaluation_releases_the_gil():
         done.set()
         counter.join()
     assert len(ticks) > 10
+
+
+def test_pbs_normalises_and_updates_the_acting_player():
+    pbs = core.Pbs(LD14, [], np.array([1.0, 1.0, 2.0, 4.0]), None)
+    np.testing.assert_allclose(pbs.beliefs0, [0.125, 0.125, 0.25, 0.5])
+    np.testing.assert_allclose(pbs.beliefs1, [0.25] * 4)
+    after = pbs.after(LD14, 3, np.array([1.0, 0.0, 0.5, 0.25]))
+    assert after.history == [3]
+    np.testing.assert_allclose(after.beliefs0, [0.125, 0.0, 0.125, 0.125] / np.float64(0.375))
+    np.testing.assert_allclose(after.beliefs1, pbs.beliefs1)
+    # Player 1 acts next: its beliefs change, player 0's do not.
+    later = after.after(LD14, 5, np.array([0.0, 1.0, 1.0, 0.0]))
+    np.testing.assert_allclose(later.beliefs1, [0.0, 0.5, 0.5, 0.0])
+    np.testing.assert_allclose(later.beliefs0, after.beliefs0)
+
+
+@pytest.mark.parametrize("history, message", [([3, 2], "not legal"), ([0, 8, 1], "terminal"), ([99], "not legal")])
+def test_pbs_rejects_bad_histories(history, message):
+    with pytest.raises(ValueError, match=message):
+        core.Pbs(LD14, history)
+
+
+def test_pbs_rejects_impossible_actions_and_bad_probabilities():
+    pbs = core.Pbs(LD14)
+    with pytest.raises(ValueError, match="probability 0"):
+        pbs.after(LD14, 0, np.zeros(4))
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        pbs.after(LD14, 0, np.array([np.nan, 1.0, 1.0, 1.0]))
+    with pytest.raises(ValueError, match="shape"):
+        pbs.after(LD14, 0, np.ones(3))
+    with pytest.raises(ValueError, match="negative"):
+        core.Pbs(LD14, [], np.array([-1.0, 1.0, 1.0, 1.0]))

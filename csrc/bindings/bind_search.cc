@@ -174,6 +174,24 @@ void bind_search(py::module_& m) {
       }, py::arg("num_policies"), py::arg("threads") = 1, py::arg("seed") = 0, py::arg("progress") = py::none(),
          "Mode (b) evaluated exactly: exploitability of the reach-weighted average of 1, 2, 4, ..., N sampled policies.");
 
+  py::class_<Pbs>(m, "Pbs", "Public belief state: a public history plus both players' beliefs (normalised).")
+      .def(py::init([](const std::shared_ptr<Game>& game, const History& history, const py::object& beliefs0,
+                       const py::object& beliefs1) {
+             const py::ssize_t H = game->num_hands();
+             Beliefs b{beliefs0.is_none() ? game->hand_prior() : to_double_vector(beliefs0, {H}, "beliefs0"),
+                       beliefs1.is_none() ? game->hand_prior() : to_double_vector(beliefs1, {H}, "beliefs1")};
+             return make_pbs(*game, history, b);
+           }),
+           py::arg("game"), py::arg("history") = History{}, py::arg("beliefs0") = py::none(),
+           py::arg("beliefs1") = py::none())
+      .def_readonly("history", &Pbs::history)
+      .def_property_readonly("beliefs0", [](const Pbs& p) { return to_array_1d(p.beliefs[0]); })
+      .def_property_readonly("beliefs1", [](const Pbs& p) { return to_array_1d(p.beliefs[1]); })
+      .def("after", [](const Pbs& p, const std::shared_ptr<Game>& game, Action action, const py::object& probs) {
+        return pbs_after(*game, p, action, to_double_vector(probs, {game->num_hands()}, "action_probs"));
+      }, py::arg("game"), py::arg("action"), py::arg("action_probs"),
+         "The PBS after the player to act takes `action` with probability action_probs[h] per hand.");
+
   m.def("bayes_update", [](const py::object& beliefs, const py::object& action_probs) {
     auto b = to_double_vector(beliefs, {-1}, "beliefs");
     auto p = to_double_vector(action_probs, {static_cast<py::ssize_t>(b.size())}, "action_probs");

@@ -1,16 +1,52 @@
 #include "search/pbs.h"
 
+#include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace rebel {
 
 Pbs make_pbs(const Game& game, History history, const Beliefs& beliefs) {
+  History prefix;
+  std::vector<Action> legal;
+  for (Action a : history) {
+    if (game.is_terminal(prefix)) throw std::invalid_argument("PBS history continues past a terminal state");
+    game.legal_actions(prefix, &legal);
+    if (std::find(legal.begin(), legal.end(), a) == legal.end()) {
+      throw std::invalid_argument("PBS history: action " + std::to_string(a) + " is not legal after " +
+                                  std::to_string(prefix.size()) + " actions");
+    }
+    prefix.push_back(a);
+  }
   Pbs pbs;
   pbs.history = std::move(history);
   const int H = game.num_hands();
   pbs.beliefs[0] = checked_beliefs(beliefs[0], H, "beliefs of player 0");
   pbs.beliefs[1] = checked_beliefs(beliefs[1], H, "beliefs of player 1");
   return pbs;
+}
+
+Pbs pbs_after(const Game& game, const Pbs& pbs, Action action, const std::vector<double>& action_probs) {
+  const int H = game.num_hands();
+  if (static_cast<int>(action_probs.size()) != H) {
+    throw std::invalid_argument("action_probs has " + std::to_string(action_probs.size()) + " entries, expected " +
+                                std::to_string(H));
+  }
+  if (game.is_terminal(pbs.history)) throw std::invalid_argument("no action follows a terminal PBS");
+  const int actor = game.player_to_act(pbs.history);
+  Beliefs next = pbs.beliefs;
+  double mass = 0.0;
+  for (int h = 0; h < H; ++h) {
+    if (!(action_probs[h] >= 0.0 && action_probs[h] <= 1.0)) {
+      throw std::invalid_argument("action_probs must lie in [0, 1]");
+    }
+    next[actor][h] *= action_probs[h];
+    mass += next[actor][h];
+  }
+  if (!(mass > 0.0)) throw std::invalid_argument("the action has probability 0 under the acting player's beliefs");
+  History history = pbs.history;
+  history.push_back(action);
+  return make_pbs(game, std::move(history), next);
 }
 
 Pbs initial_pbs(const Game& game) { return make_pbs(game, {}, {game.hand_prior(), game.hand_prior()}); }

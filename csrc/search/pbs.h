@@ -13,8 +13,14 @@ struct Pbs {
   Beliefs beliefs;  // normalised, one vector per player
 };
 
-// Validates (length, finite, non-negative, positive mass) and normalises both beliefs.
+// Validates the history (legal actions) and both beliefs (length, finite, non-negative,
+// positive mass), and normalises the beliefs.
 Pbs make_pbs(const Game& game, History history, const Beliefs& beliefs);
+
+// The PBS after the player to act takes `action`, which each of its hands h takes with
+// probability action_probs[h] (Bayes update of that player's beliefs). Rejects illegal
+// actions and actions no hand in the beliefs would take.
+Pbs pbs_after(const Game& game, const Pbs& pbs, Action action, const std::vector<double>& action_probs);
 
 // The initial PBS: empty history, both players' beliefs = the prior.
 Pbs initial_pbs(const Game& game);

@@ -54,6 +54,11 @@ def register(subparsers: Any) -> None:
     s.add_argument("--seed", type=non_negative_int, default=0, help="seed of the sampled policies")
     s.add_argument("--oracle-iters", type=int, metavar="N",
                    help="iterations of each oracle solve (default: --iters)")
+    s.add_argument("--oracle-solver", default="lcfr", choices=SOLVER_CHOICES,
+                   help="tabular solver of each oracle solve (default lcfr, as the original ReBeL)")
+    s.add_argument("--oracle-values", default="root_mean", choices=("root_mean", "best_response"),
+                   help="oracle answer: the linear mean of the iterates' root values (default, the original "
+                        "ReBeL's) or best-response values against the solved average policy")
     s.add_argument("--no-mode-a", dest="mode_a", action="store_false", help="skip mode (a)")
     o = p.add_argument_group("output")
     o.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
@@ -95,7 +100,8 @@ def _settings(args: argparse.Namespace) -> EvalSettings:
     return EvalSettings(
         game=args.game, game_params=params, net=args.net, solver=args.solver, depth=args.depth,
         iterations=args.iters, repeats=args.repeats, threads=args.threads, seed=args.seed,
-        oracle_iterations=args.oracle_iters, mode_a=args.mode_a,
+        oracle_iterations=args.oracle_iters, oracle_solver=args.oracle_solver, oracle_values=args.oracle_values,
+        mode_a=args.mode_a,
     )
 
 

@@ -38,6 +38,8 @@ class EvalSettings:
     threads: int = 2
     seed: int = 0
     oracle_iterations: Optional[int] = None  # default: `iterations`
+    oracle_solver: str = "lcfr"  # the oracle's own tabular solver
+    oracle_values: str = "root_mean"  # as the original ReBeL; or "best_response"
     mode_a: bool = True
     full_game: bool = True
 
@@ -53,7 +55,7 @@ def build_value_net(game: _core.Game, settings: EvalSettings) -> _core.ValueNet:
         return _core.ZeroNet(game)
     if settings.net == "oracle":
         iterations = settings.oracle_iterations or settings.iterations
-        return _core.OracleNet(game, solver_name(settings.solver), iterations)
+        return _core.OracleNet(game, solver_name(settings.oracle_solver), iterations, settings.oracle_values)
     if not os.path.isfile(settings.net):
         raise ValueError(f"--net must be 'zero', 'oracle' or a weights file; {settings.net!r} is not a file")
     # Exported MLP weights (docs/weights_format.md); the file is validated on load.
@@ -90,7 +92,11 @@ def evaluate(
         "seed": settings.seed,
     }
     if settings.net == "oracle":
-        result["oracle_iterations"] = settings.oracle_iterations or settings.iterations
+        result["oracle"] = {
+            "solver": solver_name(settings.oracle_solver),
+            "iterations": settings.oracle_iterations or settings.iterations,
+            "values": settings.oracle_values,
+        }
     seconds: Dict[str, float] = {}
 
     if settings.full_game:

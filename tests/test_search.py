@@ -64,13 +64,24 @@ def test_kuhn_oracle_sampled_mode_is_near_equilibrium():
 def test_oracle_values_match_full_game_values_at_the_root():
     # At the initial PBS the oracle solves the whole game: its values are the game's.
     prior = np.full(4, 0.25)
-    values = core.net_values(core.OracleNet(LD14, "lcfr", 2048), LD14, [[]], 0, prior, prior)
-    assert values.shape == (1, 4)
     full = rebel.SubgameSolver(LD14, rebel.build_tree(LD14), solver="lcfr")
     full.run(2048)
-    np.testing.assert_array_equal(values[0], full.root_values(0))
-    # Linearly averaged root values approach the game value 1/16 slowly.
-    assert values[0].mean() == pytest.approx(1 / 16, abs=5e-3)
+    root_mean = core.net_values(core.OracleNet(LD14, "lcfr", 2048, "root_mean"), LD14, [[]], 0, prior, prior)
+    np.testing.assert_array_equal(root_mean[0], full.root_values(0))
+    default = core.net_values(core.OracleNet(LD14, "lcfr", 2048), LD14, [[]], 0, prior, prior)
+    np.testing.assert_array_equal(default, root_mean)
+    # Best-response values against DCFR's average are far closer to the game value than
+    # the linear mean of the iterates' root values.
+    for player, value in ((0, 1 / 16), (1, -1 / 16)):
+        values = core.net_values(core.OracleNet(LD14, "dcfr", 256, "best_response"), LD14, [[]], player, prior, prior)
+        assert values.shape == (1, 4)
+        assert values[0].mean() == pytest.approx(value, abs=1e-3)
+        assert values[0].mean() >= value - 1e-12  # best responses can only gain
+
+
+def test_oracle_rejects_unknown_value_kind():
+    with pytest.raises(ValueError, match="best_response"):
+        core.OracleNet(LD14, "dcfr", 16, "best")
 
 
 def test_depth_limited_oracle_subgame_root_value_is_close_to_game_value():

@@ -87,11 +87,20 @@ void bind_search(py::module_& m) {
            py::arg("game"));
 
   py::class_<OracleNet, ValueNet, std::shared_ptr<OracleNet>>(m, "OracleNet",
-      "Exact leaf values: solves the rest of the game below each leaf PBS (small games only).")
-      .def(py::init([](const std::shared_ptr<Game>& game, const std::string& solver, int iterations) {
-             return std::make_shared<OracleNet>(game, solver_params(solver), iterations);
+      "Exact leaf values: solves the rest of the game below each leaf PBS (small games only).\n"
+      "values='root_mean' (default, as the original ReBeL) returns the linear mean of the iterates' root\n"
+      "values, which is what a search stopped at a random iteration realises; 'best_response' returns\n"
+      "best-response values against the opponent's average policy.")
+      .def(py::init([](const std::shared_ptr<Game>& game, const std::string& solver, int iterations,
+                       const std::string& values) {
+             OracleValues kind;
+             if (values == "best_response") kind = OracleValues::kBestResponse;
+             else if (values == "root_mean") kind = OracleValues::kRootMean;
+             else throw py::value_error("values must be 'best_response' or 'root_mean', got '" + values + "'");
+             return std::make_shared<OracleNet>(game, solver_params(solver), iterations, kind);
            }),
-           py::arg("game"), py::arg("solver") = "lcfr", py::arg("iterations") = 1024);
+           py::arg("game"), py::arg("solver") = "lcfr", py::arg("iterations") = 1024,
+           py::arg("values") = "root_mean");
 
   py::class_<PythonValueNet, ValueNet, std::shared_ptr<PythonValueNet>>(m, "PythonValueNet",
       "Wraps a Python callable f(queries: float32 [B, query_size]) -> [B, num_hands] (numpy or torch).")

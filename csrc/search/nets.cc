@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <vector>
+
+#include "core/tree_ops.h"
 
 namespace rebel {
 
@@ -9,8 +12,8 @@ void ZeroNet::compute_values(const LeafQueryBatch& batch, double* out) {
   std::fill(out, out + static_cast<size_t>(batch.size) * num_hands_, 0.0);
 }
 
-OracleNet::OracleNet(GamePtr game, SolverParams params, int iterations)
-    : game_(std::move(game)), params_(params), iterations_(iterations) {
+OracleNet::OracleNet(GamePtr game, SolverParams params, int iterations, OracleValues values)
+    : game_(std::move(game)), params_(params), iterations_(iterations), values_(values) {
   if (iterations < 1) throw std::invalid_argument("oracle net: iterations must be >= 1");
 }
 
@@ -29,10 +32,26 @@ void OracleNet::compute_values(const LeafQueryBatch& batch, double* out) {
   for (int i = 0; i < batch.size; ++i) {
     Beliefs beliefs{std::vector<double>(batch.beliefs0[i], batch.beliefs0[i] + H),
                     std::vector<double>(batch.beliefs1[i], batch.beliefs1[i] + H)};
-    SubgameSolver solver(game_, subtree(*batch.histories[i]), beliefs, params_, nullptr);
+    const auto tree = subtree(*batch.histories[i]);
+    SubgameSolver solver(game_, tree, beliefs, params_, nullptr);
     solver.run(iterations_);
-    const auto& v = solver.root_values(batch.queried_player[i]);
-    std::copy(v.begin(), v.end(), out + static_cast<size_t>(i) * H);
+    const int player = batch.queried_player[i];
+    if (values_ == OracleValues::kRootMean) {
+      const auto& v = solver.root_values(player);
+      std::copy(v.begin(), v.end(), out + static_cast<size_t>(i) * H);
+      continue;
+    }
+    // Best-response values of the queried player against the opponent's average policy,
+    // the opponent's reach starting from its normalised beliefs. These are the values a
+    // PBS value function needs: hands the average policy never plays (zero belief) still
+    // get the value they could obtain, so the search above can move mass towards them.
+    const auto& policy = solver.average_policy();
+    std::vector<double> opp_reach, values;
+    std::vector<int> best_child;
+    compute_reach(*tree, H, policy, 1 - player, beliefs[1 - player].data(), &opp_reach);
+    fill_terminal_values(*game_, *tree, player, opp_reach, &values);
+    backup_best_response(*tree, H, player, &values, &best_child);
+    std::copy(values.begin(), values.begin() + H, out + static_cast<size_t>(i) * H);
   }
 }
 

@@ -11,7 +11,6 @@ and the best round. Prints JSON and optionally writes it to ``--out``.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import statistics
 import sys
@@ -22,6 +21,7 @@ import numpy as np
 import torch
 
 import rebel
+from rebel.cli_common import emit_report
 from rebel.model import ValueMLP, to_native
 
 
@@ -125,11 +125,7 @@ def main(argv: List[str] | None = None) -> int:
         },
         "results": results,
     }
-    text = json.dumps(report, indent=2)
-    print(text)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text + "\n")
+    emit_report(report, args.out)
     return 0
 
 

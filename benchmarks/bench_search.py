@@ -18,7 +18,6 @@ The baseline is the original ReBeL code (libtorch CPU) measured on this class of
 from __future__ import annotations
 
 import argparse
-import json
 import threading
 import time
 from typing import Dict
@@ -28,6 +27,7 @@ import torch
 
 import rebel
 from rebel import _core
+from rebel.cli_common import emit_report
 from rebel.model import ValueMLP, to_native
 
 BASELINE = {"subgames_per_s_1_thread": 7.7, "subgames_per_s_2_threads": 16.8, "eval_16_policies_2_threads_s": 25.0}
@@ -154,11 +154,7 @@ def main() -> None:
     }
     if args.policies == 16:
         report["speedup_vs_baseline_eval_16"] = BASELINE["eval_16_policies_2_threads_s"] / eval_seconds
-    text = json.dumps(report, indent=2)
-    print(text)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text + "\n")
+    emit_report(report, args.out)
 
 
 if __name__ == "__main__":

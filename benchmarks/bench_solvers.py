@@ -10,7 +10,6 @@ solvers; tree building and solver construction are reported separately.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import resource
@@ -24,8 +23,8 @@ from typing import Any
 import numpy as np
 
 import rebel
+from rebel.cli_common import emit_report
 from rebel.games import make
-from rebel.policy_io import atomic_write_bytes
 from rebel.solve import SOLVERS
 
 #: The original ReBeL core on this class of machine (issue 2): 1024 linear-CFR iterations,
@@ -150,10 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.iters < 0 or args.repeats < 1 or args.expl_repeats < 1:
         p.error("--iters must be >= 0 and --repeats, --expl-repeats >= 1")
     report = run(args)
-    text = json.dumps(report, indent=2)
-    print(text)
-    if args.out:
-        atomic_write_bytes(args.out, (text + "\n").encode())
+    emit_report(report, args.out)
     return 0
 
 

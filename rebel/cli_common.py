@@ -41,3 +41,14 @@ def print_json(obj: Any) -> None:
     """Prints exactly one JSON object on stdout (floats at full repr precision)."""
     sys.stdout.write(json.dumps(obj, allow_nan=False) + "\n")
     sys.stdout.flush()
+
+
+def emit_report(report: Any, out_path: str | None) -> None:
+    """Prints a benchmark or experiment report as indented JSON on stdout and, if
+    `out_path` is given, also writes it there atomically (never a half-written file)."""
+    from rebel.policy_io import atomic_write_bytes
+
+    text = json.dumps(report, indent=2)
+    print(text)
+    if out_path:
+        atomic_write_bytes(out_path, (text + "\n").encode())

@@ -1,0 +1,87 @@
+"""Reproduces the full-game rows of the paper's Liar's Dice table (and the other solvers).
+
+    python experiments/full_game_table.py [--iters 1024] [--games 1x4f 1x5f 1x6f 2x3f] [--out FILE]
+
+For every game and solver it runs ``rebel.solve`` for ``--iters`` iterations (counted as in
+the paper: alternating half-steps) and measures the exact exploitability of the average
+policy and player 0's value under it. Prints a Markdown table beside the paper's figures
+and, with ``--out``, writes every number as JSON (atomically).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from fractions import Fraction
+from typing import Any
+
+from tqdm import tqdm
+
+import rebel
+from rebel.games import make
+from rebel.policy_io import atomic_write_bytes
+
+log = logging.getLogger("full_game_table")
+
+GAMES = {"1x4f": (1, 4), "1x5f": (1, 5), "1x6f": (1, 6), "2x3f": (2, 3)}
+#: Exact values of the games for player 0 (../shared/REBEL_NOTES.md).
+GAME_VALUES = {"1x4f": Fraction(1, 16), "1x5f": Fraction(1, 125), "1x6f": Fraction(-7, 258), "2x3f": Fraction(5, 81)}
+#: The paper's full-game rows at 1024 iterations (Table: Liar's Dice exploitability).
+PAPER = {
+    "lcfr": {"1x4f": 0.001, "1x5f": 0.001, "1x6f": 0.002, "2x3f": 0.002},
+    "lfp": {"1x4f": 0.012, "1x5f": 0.024, "1x6f": 0.039, "2x3f": 0.057},
+}
+SOLVERS = ("lcfr", "lfp", "cfr", "cfr+", "dcfr")
+
+
+def run(games: list[str], solvers: list[str], iterations: int) -> list[dict[str, Any]]:
+    """One row per (game, solver): exploitability, value error and solve seconds."""
+    rows = []
+    jobs = [(g, s) for g in games for s in solvers]
+    for name, solver in tqdm(jobs, desc="solving", unit="solve", file=sys.stderr):
+        dice, faces = GAMES[name]
+        result = rebel.solve(make("liars_dice", num_dice=dice, num_faces=faces), solver, iterations, progress=False)
+        rows.append({
+            "game": name,
+            "solver": solver,
+            "iterations": iterations,
+            "exploitability": result.exploitability,
+            "paper": PAPER.get(solver, {}).get(name),
+            "game_value": result.game_value,
+            "exact_game_value": float(GAME_VALUES[name]),
+            "value_error": abs(result.game_value - float(GAME_VALUES[name])),
+            "seconds": result.seconds,
+        })
+        log.info("%s %s: exploitability %.6f", name, solver, result.exploitability)
+    return rows
+
+
+def markdown(rows: list[dict[str, Any]]) -> str:
+    lines = ["| game | solver | exploitability | paper | value error | seconds |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        paper = "" if r["paper"] is None else f"{r['paper']:.3f}"
+        lines.append(f"| {r['game']} | {r['solver']} | {r['exploitability']:.5f} | {paper} | "
+                     f"{r['value_error']:.1e} | {r['seconds']:.3f} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--games", nargs="+", choices=list(GAMES), default=list(GAMES))
+    p.add_argument("--solvers", nargs="+", choices=SOLVERS, default=list(SOLVERS))
+    p.add_argument("--iters", type=int, default=1024, help="iterations (alternating half-steps)")
+    p.add_argument("--out", help="write the rows as JSON here")
+    args = p.parse_args(argv)
+    if args.iters < 1:
+        p.error(f"--iters must be >= 1, got {args.iters}")
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    rows = run(args.games, args.solvers, args.iters)
+    print(markdown(rows))
+    if args.out:
+        atomic_write_bytes(args.out, (json.dumps({"rows": rows}, indent=2) + "\n").encode())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -177,14 +177,22 @@ void SubgameSolver::update_root_mean(int player, int update_index) {
 
 namespace {
 
+// Hand loops are written once, for a hand count fixed at compile time (kHands > 0: fully
+// unrolled, which pays off for the handful of hands of the paper's games) or known at run
+// time (kHands == 0). Every variant does the same arithmetic in the same order, so results
+// are bit-identical whichever one runs.
+#define REBEL_ALWAYS_INLINE inline __attribute__((always_inline))
+
 // One child of a node of the updating player, all hands: the regret-matching probability
 // (division by the positive-regret total so a lone positive regret gives exactly 1), the
-// discounted regret, the reach and the discounted average sum. Branch-free and restrict-
-// qualified so that each CPU clone vectorises it.
-REBEL_SIMD_CLONES void regret_match_child(int H, double uniform, double pos, double neg, double strat,
-                                          const double* __restrict total, const double* __restrict parent_reach,
-                                          double* __restrict regret, double* __restrict current,
-                                          double* __restrict reach, double* __restrict sum) {
+// discounted regret, the reach and the discounted average sum. Branch-free.
+template <int kHands>
+REBEL_ALWAYS_INLINE void regret_match_child_body(int hands, double uniform, double pos, double neg, double strat,
+                                                 const double* __restrict total,
+                                                 const double* __restrict parent_reach, double* __restrict regret,
+                                                 double* __restrict current, double* __restrict reach,
+                                                 double* __restrict sum) {
+  const int H = kHands > 0 ? kHands : hands;
   for (int h = 0; h < H; ++h) {
     const double r = regret[h];
     const double positive = r > 0.0 ? r : 0.0;
@@ -200,9 +208,11 @@ REBEL_SIMD_CLONES void regret_match_child(int H, double uniform, double pos, dou
 // One node of the bottom-up pass (children are contiguous, H values each): the node's value
 // (policy-weighted for the updating player, summed for the opponent) and, for the updating
 // player, each child's instantaneous regret.
-REBEL_SIMD_CLONES void backup_node(int H, int num_children, bool own, const double* __restrict policy,
-                                   const double* __restrict child_values, double* __restrict value,
-                                   double* __restrict regrets) {
+template <int kHands>
+REBEL_ALWAYS_INLINE void backup_node_body(int hands, int num_children, bool own, const double* __restrict policy,
+                                          const double* __restrict child_values, double* __restrict value,
+                                          double* __restrict regrets) {
+  const int H = kHands > 0 ? kHands : hands;
   for (int h = 0; h < H; ++h) value[h] = 0.0;
   if (!own) {
     for (int k = 0; k < num_children; ++k) {
@@ -223,6 +233,109 @@ REBEL_SIMD_CLONES void backup_node(int H, int num_children, bool own, const doub
   }
 }
 
+// Run-time hand counts: one vectorised clone per CPU family.
+REBEL_SIMD_CLONES void regret_match_child(int H, double uniform, double pos, double neg, double strat,
+                                          const double* __restrict total, const double* __restrict parent_reach,
+                                          double* __restrict regret, double* __restrict current,
+                                          double* __restrict reach, double* __restrict sum) {
+  regret_match_child_body<0>(H, uniform, pos, neg, strat, total, parent_reach, regret, current, reach, sum);
+}
+
+REBEL_SIMD_CLONES void backup_node(int H, int num_children, bool own, const double* __restrict policy,
+                                   const double* __restrict child_values, double* __restrict value,
+                                   double* __restrict regrets) {
+  backup_node_body<0>(H, num_children, own, policy, child_values, value, regrets);
+}
+
+struct Discounts {
+  double pos = 1.0, neg = 1.0, strat = 1.0;  // positive / negative regrets, average sum
+  bool floor_regrets = false;                // CFR+
+};
+
+// The two passes of one CFR update of `player` over the whole tree.
+template <int kHands>
+struct CfrPasses {
+  // Bottom-up values of the current iterate; instantaneous regrets added to `regrets`.
+  static void backup(const PublicTree& t, int hands, int player, const double* current, double* values,
+                     double* regrets) {
+    const int H = kHands > 0 ? kHands : hands;
+    for (auto it = t.decision_nodes.rbegin(); it != t.decision_nodes.rend(); ++it) {
+      const int n = *it;
+      const size_t begin = static_cast<size_t>(t.first_child[n]) * H;
+      const bool own = t.player[n] == player;
+      if constexpr (kHands > 0) {
+        backup_node_body<kHands>(H, t.num_children[n], own, current + begin, values + begin,
+                                 values + static_cast<size_t>(n) * H, regrets + begin);
+      } else {
+        backup_node(H, t.num_children[n], own, current + begin, values + begin, values + static_cast<size_t>(n) * H,
+                    regrets + begin);
+      }
+    }
+  }
+
+  // One top-down pass: regret matching gives the new iterate, regrets are discounted, the
+  // player's reach under the new iterate is propagated and folded into the average.
+  static void update(const PublicTree& t, int hands, int player, const Discounts& d, double* reach,
+                     double* regrets, double* current, double* sum, double* total) {
+    const int H = kHands > 0 ? kHands : hands;
+    for (int n : t.decision_nodes) {
+      const int begin = t.first_child[n], end = begin + t.num_children[n];
+      const double* rn = reach + static_cast<size_t>(n) * H;
+      if (t.player[n] != player) {
+        for (int c = begin; c < end; ++c) std::copy(rn, rn + H, reach + static_cast<size_t>(c) * H);
+        continue;
+      }
+      // Hands innermost everywhere so the loops vectorise.
+      const double uniform = 1.0 / (end - begin);
+      std::fill(total, total + H, 0.0);
+      for (int c = begin; c < end; ++c) {
+        double* r = regrets + static_cast<size_t>(c) * H;
+        if (d.floor_regrets) {
+          for (int h = 0; h < H; ++h) r[h] = r[h] > 0.0 ? r[h] : 0.0;
+        }
+        for (int h = 0; h < H; ++h) total[h] += r[h] > 0.0 ? r[h] : 0.0;
+      }
+      for (int c = begin; c < end; ++c) {
+        const size_t i = static_cast<size_t>(c) * H;
+        if constexpr (kHands > 0) {
+          regret_match_child_body<kHands>(H, uniform, d.pos, d.neg, d.strat, total, rn, regrets + i, current + i,
+                                          reach + i, sum + i);
+        } else {
+          regret_match_child(H, uniform, d.pos, d.neg, d.strat, total, rn, regrets + i, current + i, reach + i,
+                             sum + i);
+        }
+      }
+    }
+  }
+};
+
+// Calls `F<k>::run(args...)` with k = H for the small hand counts, else k = 0.
+template <template <int> class F, typename... Args>
+void with_hands(int H, Args&&... args) {
+  switch (H) {
+    case 2: return F<2>::run(args...);
+    case 3: return F<3>::run(args...);
+    case 4: return F<4>::run(args...);
+    case 5: return F<5>::run(args...);
+    case 6: return F<6>::run(args...);
+    case 7: return F<7>::run(args...);
+    case 8: return F<8>::run(args...);
+    case 9: return F<9>::run(args...);
+    default: return F<0>::run(args...);
+  }
+}
+
+template <int kHands>
+struct RunBackup {
+  template <typename... Args>
+  static void run(Args&&... args) { CfrPasses<kHands>::backup(args...); }
+};
+template <int kHands>
+struct RunUpdate {
+  template <typename... Args>
+  static void run(Args&&... args) { CfrPasses<kHands>::update(args...); }
+};
+
 }  // namespace
 
 void SubgameSolver::cfr_step(int player) {
@@ -231,60 +344,28 @@ void SubgameSolver::cfr_step(int player) {
   // Invariant: reach_[p] holds p's reach under current_ (set by the constructor and by
   // the fused pass at the end of each of p's updates), so no reach pass is needed here.
   compute_leaf_values(player);
-  // Bottom-up values of the current iterate; instantaneous regrets into regrets_.
-  for (auto it = t.decision_nodes.rbegin(); it != t.decision_nodes.rend(); ++it) {
-    const int n = *it;
-    const int begin = t.first_child[n];
-    backup_node(H, t.num_children[n], t.player[n] == player, &current_[static_cast<size_t>(begin) * H],
-                &values_[static_cast<size_t>(begin) * H], &values_[static_cast<size_t>(n) * H],
-                &regrets_[static_cast<size_t>(begin) * H]);
-  }
+  with_hands<RunBackup>(H, t, H, player, current_.data(), values_.data(), regrets_.data());
   const int t_update = ++steps_[player];
   update_root_mean(player, t_update);
 
   // Discounts applied after this update (t = number of policies already in the average).
-  double pos = 1.0, neg = 1.0, strat = 1.0;
+  Discounts d;
   const double tt = t_update;
   switch (params_.kind) {
-    case SolverKind::kLinearCfr: pos = neg = strat = tt / (tt + 1.0); break;
-    case SolverKind::kCfrPlus: strat = tt / (tt + 1.0); break;
+    case SolverKind::kLinearCfr: d.pos = d.neg = d.strat = tt / (tt + 1.0); break;
+    case SolverKind::kCfrPlus: d.strat = tt / (tt + 1.0); break;
     case SolverKind::kDcfr: {
       const double a = std::pow(tt, params_.dcfr_alpha), b = std::pow(tt, params_.dcfr_beta);
-      pos = a / (a + 1.0);
-      neg = b / (b + 1.0);
-      strat = std::pow(tt / (tt + 1.0), params_.dcfr_gamma);
+      d.pos = a / (a + 1.0);
+      d.neg = b / (b + 1.0);
+      d.strat = std::pow(tt / (tt + 1.0), params_.dcfr_gamma);
       break;
     }
     default: break;
   }
-  const bool floor_regrets = params_.kind == SolverKind::kCfrPlus;
-
-  // One top-down pass: regret matching gives the new iterate, regrets are discounted,
-  // the player's reach under the new iterate is propagated and folded into the average.
-  std::vector<double>& reach = reach_[player];
-  for (int n : t.decision_nodes) {
-    const int begin = t.first_child[n], end = begin + t.num_children[n];
-    const double* rn = &reach[static_cast<size_t>(n) * H];
-    if (t.player[n] != player) {
-      for (int c = begin; c < end; ++c) std::copy(rn, rn + H, &reach[static_cast<size_t>(c) * H]);
-      continue;
-    }
-    // Hands innermost everywhere so the loops vectorise.
-    const double uniform = 1.0 / (end - begin);
-    double* total = scratch_.data();
-    std::fill(total, total + H, 0.0);
-    for (int c = begin; c < end; ++c) {
-      double* r = &regrets_[static_cast<size_t>(c) * H];
-      if (floor_regrets) {
-        for (int h = 0; h < H; ++h) r[h] = r[h] > 0.0 ? r[h] : 0.0;
-      }
-      for (int h = 0; h < H; ++h) total[h] += r[h] > 0.0 ? r[h] : 0.0;
-    }
-    for (int c = begin; c < end; ++c) {
-      const size_t i = static_cast<size_t>(c) * H;
-      regret_match_child(H, uniform, pos, neg, strat, total, rn, &regrets_[i], &current_[i], &reach[i], &sum_[i]);
-    }
-  }
+  d.floor_regrets = params_.kind == SolverKind::kCfrPlus;
+  with_hands<RunUpdate>(H, t, H, player, d, reach_[player].data(), regrets_.data(), current_.data(), sum_.data(),
+                        scratch_.data());
   average_stale_ = true;
 }
 

@@ -134,8 +134,61 @@ def test_python_net_matches_builtin_zero_net_and_accepts_torch():
     a.run(64)
     b.run(64)
     np.testing.assert_array_equal(a.average_policy(), b.average_policy())
-    # One batched call per iteration with every pseudo-leaf in it.
-    assert len(calls) == 64 and all(shape == (len(tree.pseudo_leaves), LD14.query_size) for shape in calls)
+    # At most one batched call per iteration; the first (uniform) iterate reaches every leaf.
+    assert 0 < len(calls) <= 64 and calls[0] == (len(tree.pseudo_leaves), LD14.query_size)
+    assert all(shape[0] <= len(tree.pseudo_leaves) and shape[1] == LD14.query_size for shape in calls)
+
+
+def test_net_is_asked_exactly_the_leaves_the_opponent_reaches():
+    """Each iteration's batch holds the pseudo-leaves with positive opponent reach, in tree
+    order, with their normalised beliefs; skipping the others changes nothing (their
+    values are scaled by a zero mass)."""
+    torch = pytest.importorskip("torch")
+    from rebel.model import ValueMLP, to_native
+    from reference_cfr import reach
+
+    torch.manual_seed(3)
+    native = to_native(ValueMLP.for_game(LD14), LD14)
+    tree = rebel.build_tree(LD14, [], 2)
+    leaves = np.asarray(tree.pseudo_leaves)
+    prior = np.asarray(LD14.hand_prior)
+    batches = []
+
+    def recorded(queries):
+        batches.append(queries.copy())
+        return native.forward(queries)
+
+    solver = rebel.SubgameSolver(LD14, tree, solver="lcfr", net=core.PythonValueNet(LD14, recorded))
+    skipped = 0
+    for step in range(200):
+        player = step % 2
+        current = np.asarray(solver.current_policy())
+        reaches = [reach(tree, current, p, prior) for p in (0, 1)]
+        mass = reaches[1 - player][leaves].sum(axis=1)
+        queried = leaves[mass > 0]
+        skipped += len(leaves) - len(queried)
+        calls_before = len(batches)
+        solver.step()
+        if len(queried) == 0:
+            assert len(batches) == calls_before
+            continue
+        rows = batches[-1]
+        assert len(batches) == calls_before + 1 and rows.shape[0] == len(queried)
+        assert np.all(rows[:, 1] == player)
+        features = LD14.feature_size
+        for p in (0, 1):
+            beliefs = reaches[p][queried]
+            total = beliefs.sum(axis=1, keepdims=True)
+            # The traverser's own reach may be 0 (uniform beliefs then); the opponent's is not.
+            expected = np.where(total > 0, beliefs / np.where(total > 0, total, 1.0), 0.25)
+            np.testing.assert_allclose(rows[:, 2 + features + 4 * p:2 + features + 4 * (p + 1)], expected, rtol=1e-6)
+    assert skipped > 0  # regret matching does play actions with probability exactly 0
+
+    direct = rebel.SubgameSolver(LD14, tree, solver="lcfr", net=native)
+    direct.run(200)
+    np.testing.assert_array_equal(direct.average_policy(), solver.average_policy())
+    for p in (0, 1):
+        np.testing.assert_array_equal(direct.root_values(p), solver.root_values(p))
 
 
 def test_query_rows_carry_player_features_and_normalised_beliefs():

@@ -96,25 +96,27 @@ SubgameSolver::SubgameSolver(GamePtr game, std::shared_ptr<const PublicTree> tre
     root_values_mean_[p].assign(H_, 0.0);
     root_values_last_[p].assign(H_, 0.0);
   }
-  // Pseudo-leaf query rows: the header and features never change, beliefs do.
+  // Pseudo-leaf query rows: the header and features never change, beliefs do. Each
+  // iteration copies the rows of the leaves it queries into a dense batch.
   const int L = static_cast<int>(tree_->pseudo_leaves.size());
   if (L > 0) {
     const int row = query_size(*game_);
+    leaf_rows_.assign(static_cast<size_t>(L) * row, 0.0f);
     query_rows_.assign(static_cast<size_t>(L) * row, 0.0f);
     query_beliefs_.assign(static_cast<size_t>(L) * 2 * H_, 0.0);
     leaf_out_.assign(static_cast<size_t>(L) * H_, 0.0);
-    batch_.size = L;
+    queried_leaves_.reserve(L);
     batch_.row_size = row;
     batch_.rows = query_rows_.data();
-    batch_.queried_player.assign(L, 0);
+    batch_.queried_player.reserve(L);
+    batch_.histories.reserve(L);
+    batch_.beliefs0.reserve(L);
+    batch_.beliefs1.reserve(L);
     for (int i = 0; i < L; ++i) {
       const int n = tree_->pseudo_leaves[i];
-      float* r = &query_rows_[static_cast<size_t>(i) * row];
+      float* r = &leaf_rows_[static_cast<size_t>(i) * row];
       r[0] = static_cast<float>(tree_->player[n]);
       game_->public_features(tree_->history[n], r + 2);
-      batch_.histories.push_back(&tree_->history[n]);
-      batch_.beliefs0.push_back(&query_beliefs_[static_cast<size_t>(i) * 2 * H_]);
-      batch_.beliefs1.push_back(&query_beliefs_[static_cast<size_t>(i) * 2 * H_ + H_]);
     }
   }
 }
@@ -140,27 +142,49 @@ void SubgameSolver::step() {
 void SubgameSolver::compute_leaf_values(int player) {
   const int opp = 1 - player;
   fill_terminal_values(*game_, *tree_, player, reach_[opp], &values_);
-  const int L = batch_.size;
+  const int L = static_cast<int>(tree_->pseudo_leaves.size());
   if (L == 0) return;
   const int row = batch_.row_size;
   const int F = game_->feature_size();
-  for (int i = 0; i < L; ++i) {
-    const size_t n = static_cast<size_t>(tree_->pseudo_leaves[i]);
-    float* r = &query_rows_[static_cast<size_t>(i) * row];
-    r[1] = static_cast<float>(player);
-    batch_.queried_player[i] = player;
-    double* b = &query_beliefs_[static_cast<size_t>(i) * 2 * H_];
-    for (int p = 0; p < 2; ++p) {
-      normalize_beliefs(&reach_[p][n * H_], H_, b + p * H_);
-      for (int h = 0; h < H_; ++h) r[2 + F + p * H_ + h] = static_cast<float>(b[p * H_ + h]);
-    }
-  }
-  net_->compute_values(batch_, leaf_out_.data());
+
+  // A leaf the opponent reaches with zero mass has value exactly 0 for `player` (the net's
+  // values are scaled by that mass), so it is not queried: regret matching plays many
+  // actions with probability exactly 0, and the net is nearly all of a subgame's cost.
+  queried_leaves_.clear();
+  batch_.queried_player.clear();
+  batch_.histories.clear();
+  batch_.beliefs0.clear();
+  batch_.beliefs1.clear();
   for (int i = 0; i < L; ++i) {
     const size_t n = static_cast<size_t>(tree_->pseudo_leaves[i]);
     double mass = 0.0;
     for (int h = 0; h < H_; ++h) mass += reach_[opp][n * H_ + h];
-    for (int h = 0; h < H_; ++h) values_[n * H_ + h] = mass * leaf_out_[static_cast<size_t>(i) * H_ + h];
+    if (!(mass > 0.0)) {
+      for (int h = 0; h < H_; ++h) values_[n * H_ + h] = 0.0;
+      continue;
+    }
+    const size_t j = queried_leaves_.size();
+    queried_leaves_.push_back({static_cast<int>(n), mass});
+    float* r = &query_rows_[j * row];
+    std::copy_n(&leaf_rows_[static_cast<size_t>(i) * row], row, r);
+    r[1] = static_cast<float>(player);
+    double* b = &query_beliefs_[j * 2 * H_];
+    for (int p = 0; p < 2; ++p) {
+      normalize_beliefs(&reach_[p][n * H_], H_, b + p * H_);
+      for (int h = 0; h < H_; ++h) r[2 + F + p * H_ + h] = static_cast<float>(b[p * H_ + h]);
+    }
+    batch_.queried_player.push_back(player);
+    batch_.histories.push_back(&tree_->history[n]);
+    batch_.beliefs0.push_back(b);
+    batch_.beliefs1.push_back(b + H_);
+  }
+  batch_.size = static_cast<int>(queried_leaves_.size());
+  if (batch_.size == 0) return;
+  net_->compute_values(batch_, leaf_out_.data());
+  for (int j = 0; j < batch_.size; ++j) {
+    const auto [n, mass] = queried_leaves_[j];
+    for (int h = 0; h < H_; ++h)
+      values_[static_cast<size_t>(n) * H_ + h] = mass * leaf_out_[static_cast<size_t>(j) * H_ + h];
   }
 }
 

@@ -89,8 +89,14 @@ class SubgameSolver {
   std::vector<int> best_child_;
 
   // Pseudo-leaf query buffers (rows + structured view), reused every iteration.
-  std::vector<float> query_rows_;
-  std::vector<double> query_beliefs_;  // [leaf][player][hand], normalised
+  std::vector<float> leaf_rows_;       // [leaf] header + public features of every pseudo-leaf
+  std::vector<float> query_rows_;      // [slot] rows of the leaves queried this iteration
+  std::vector<double> query_beliefs_;  // [slot][player][hand], normalised
+  struct QueriedLeaf {
+    int node;
+    double opponent_mass;
+  };
+  std::vector<QueriedLeaf> queried_leaves_;  // [slot]
   std::vector<double> leaf_out_;
   LeafQueryBatch batch_;
 };

@@ -1,5 +1,6 @@
 // Value networks give the values of pseudo-leaf public belief states to the subgame
-// solver. All pseudo-leaves of one solver iteration go to the net as one batch.
+// solver. All pseudo-leaves of one solver iteration go to the net as one batch, except
+// those the opponent reaches with mass exactly 0 (their values are 0 whatever the net says).
 //
 // Query row layout (float, length query_size(game)):
 //   [0]                    acting player at the leaf

@@ -8,6 +8,8 @@ ReBeL code's protocol):
   mix data generation sees); each thread runs its own solver, the threads share one
   immutable set of weights and the GIL is released while solving;
 * the thread scaling 2 threads / 1 thread;
+* the fraction of root-subgame leaf rows not sent to the net because the opponent
+  reaches that leaf with mass exactly 0 at that iteration (depends on the net);
 * the wall time of the sampled-mode (b) evaluation of 16 full-game policies on 2 threads.
 
 The baseline is the original ReBeL code (libtorch CPU) measured on this class of machine:
@@ -20,7 +22,7 @@ from __future__ import annotations
 import argparse
 import threading
 import time
-from typing import Dict
+from typing import Dict, Tuple
 
 import numpy as np
 import torch
@@ -33,10 +35,12 @@ from rebel.model import ValueMLP, to_native
 BASELINE = {"subgames_per_s_1_thread": 7.7, "subgames_per_s_2_threads": 16.8, "eval_16_policies_2_threads_s": 25.0}
 
 
-def subgames_per_second(game, net, threads: int, iterations: int, seconds: float) -> float:
-    """Subgames solved per second by `threads` threads, each solving the root subgame."""
+def subgames_per_second(game, net, threads: int, iterations: int, seconds: float) -> Tuple[float, float]:
+    """(subgames solved per second, fraction of leaf rows not sent to the net) for
+    `threads` threads, each solving the root subgame."""
     tree = _core.build_tree(game, [], 2)
     counts = [0] * threads
+    rows = [[0, 0] for _ in range(threads)]  # [queried, skipped] per thread
     deadline = time.perf_counter() + seconds
 
     def worker(slot: int) -> None:
@@ -44,6 +48,8 @@ def subgames_per_second(game, net, threads: int, iterations: int, seconds: float
             solver = _core.SubgameSolver(game, tree, solver="lcfr", net=net)
             solver.run(iterations)
             counts[slot] += 1
+            rows[slot][0] += solver.leaf_queries
+            rows[slot][1] += solver.leaf_queries_skipped
 
     start = time.perf_counter()
     pool = [threading.Thread(target=worker, args=(i,)) for i in range(threads)]
@@ -51,7 +57,9 @@ def subgames_per_second(game, net, threads: int, iterations: int, seconds: float
         t.start()
     for t in pool:
         t.join()
-    return sum(counts) / (time.perf_counter() - start)
+    rate = sum(counts) / (time.perf_counter() - start)
+    queried, skipped = (sum(r[i] for r in rows) for i in (0, 1))
+    return rate, skipped / max(1, queried + skipped)
 
 
 def selfplay_subgames_per_second(game, net, threads: int, iterations: int, seconds: float) -> float:
@@ -119,8 +127,8 @@ def main() -> None:
     game = _core.make_game("liars_dice", {"num_dice": 1, "num_faces": 4})
     net = to_native(ValueMLP.for_game(game, hidden=256, layers=2), game)
 
-    one = subgames_per_second(game, net, 1, args.iterations, args.seconds)
-    two = subgames_per_second(game, net, 2, args.iterations, args.seconds)
+    one, skipped_fraction = subgames_per_second(game, net, 1, args.iterations, args.seconds)
+    two, _ = subgames_per_second(game, net, 2, args.iterations, args.seconds)
 
     selfplay_one = selfplay_subgames_per_second(game, net, 1, args.iterations, args.seconds)
     selfplay_two = selfplay_subgames_per_second(game, net, 2, args.iterations, args.seconds)
@@ -140,6 +148,9 @@ def main() -> None:
         "subgames_per_s_1_thread": one,
         "subgames_per_s_2_threads": two,
         "thread_scaling": two / one,
+        # Rows of the root subgame's net batches left out because the opponent never
+        # reaches that leaf at that iteration (their value is 0): depends on the net.
+        "root_leaf_rows_skipped_fraction": skipped_fraction,
         "selfplay_subgames_per_s_1_thread": selfplay_one,
         "selfplay_subgames_per_s_2_threads": selfplay_two,
         "selfplay_thread_scaling": selfplay_two / selfplay_one,

@@ -183,6 +183,8 @@ def test_net_is_asked_exactly_the_leaves_the_opponent_reaches():
             expected = np.where(total > 0, beliefs / np.where(total > 0, total, 1.0), 0.25)
             np.testing.assert_allclose(rows[:, 2 + features + 4 * p:2 + features + 4 * (p + 1)], expected, rtol=1e-6)
     assert skipped > 0  # regret matching does play actions with probability exactly 0
+    assert solver.leaf_queries_skipped == skipped
+    assert solver.leaf_queries + skipped == 200 * len(leaves)
 
     direct = rebel.SubgameSolver(LD14, tree, solver="lcfr", net=native)
     direct.run(200)

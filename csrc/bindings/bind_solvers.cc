@@ -72,6 +72,10 @@ void bind_solvers(py::module_& m) {
       }, py::arg("iterations"), py::arg("callback") = py::none(),
          "Runs `iterations` half-iterations without the GIL; Ctrl-C interrupts; callback(done) after each chunk.")
       .def_property_readonly("num_steps", &SubgameSolver::num_steps)
+      .def_property_readonly("leaf_queries", &SubgameSolver::leaf_queries,
+                             "Pseudo-leaf rows sent to the value net so far.")
+      .def_property_readonly("leaf_queries_skipped", &SubgameSolver::leaf_queries_skipped,
+                             "Pseudo-leaf rows not sent because the opponent's reach mass there was 0.")
       .def_property_readonly("tree", [](const SubgameSolver& s) { return std::const_pointer_cast<PublicTree>(s.tree_ptr()); })
       .def("current_policy", [](const SubgameSolver& s) {
         return to_array_2d(s.current_policy(), s.tree().size(), s.game().num_hands());

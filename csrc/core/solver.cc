@@ -179,6 +179,8 @@ void SubgameSolver::compute_leaf_values(int player) {
     batch_.beliefs1.push_back(b + H_);
   }
   batch_.size = static_cast<int>(queried_leaves_.size());
+  leaf_queries_ += batch_.size;
+  leaf_queries_skipped_ += L - batch_.size;
   if (batch_.size == 0) return;
   net_->compute_values(batch_, leaf_out_.data());
   for (int j = 0; j < batch_.size; ++j) {

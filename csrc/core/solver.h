@@ -49,6 +49,10 @@ class SubgameSolver {
 
   int num_steps() const { return steps_[0] + steps_[1]; }
   bool is_fp() const;
+  // Pseudo-leaf rows sent to the value net so far, and rows left out because the
+  // opponent's reach mass there was 0 (for benchmarks and diagnostics).
+  long long leaf_queries() const { return leaf_queries_; }
+  long long leaf_queries_skipped() const { return leaf_queries_skipped_; }
 
   // The policy played at this iteration: CFR's regret-matching iterate; FP's average.
   const std::vector<double>& current_policy() const { return is_fp() ? average_ : current_; }
@@ -97,6 +101,7 @@ class SubgameSolver {
     double opponent_mass;
   };
   std::vector<QueriedLeaf> queried_leaves_;  // [slot]
+  long long leaf_queries_ = 0, leaf_queries_skipped_ = 0;
   std::vector<double> leaf_out_;
   LeafQueryBatch batch_;
 };

@@ -11,6 +11,8 @@ import pytest
 import rebel
 from rebel import _core as core
 
+import reference_cfr
+
 GAME = rebel.make_game("liars_dice", {"num_dice": 1, "num_faces": 4})
 ITERATIONS, DEPTH = 32, 2
 U64 = (1 << 64) - 1
@@ -31,13 +33,7 @@ def mix_seed(seed: int, index: int) -> int:
 
 def own_reaches(tree: core.PublicTree, policy: np.ndarray) -> np.ndarray:
     """reach[p, node, hand]: prior times player p's own action probabilities on the path."""
-    parent, player = np.asarray(tree.parent), np.asarray(tree.player)
-    reach = np.zeros((2, tree.size, GAME.num_hands))
-    reach[:, 0] = GAME.hand_prior
-    for n in range(1, tree.size):
-        for p in range(2):
-            reach[p, n] = reach[p, parent[n]] * (policy[n] if player[parent[n]] == p else 1.0)
-    return reach
+    return np.stack([reference_cfr.reach(tree, policy, p, np.asarray(GAME.hand_prior)) for p in (0, 1)])
 
 
 def test_each_subgame_plays_a_cfr_d_iterate_from_the_beliefs_it_induces(search):

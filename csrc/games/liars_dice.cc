@@ -78,19 +78,17 @@ class LiarsDice final : public Game {
     // at_least[k]: opponent reach mass whose hand has >= k matching dice.
     double at_least[kMaxDicePlusTwo];
     std::fill(at_least, at_least + dice_ + 2, 0.0);
+    const bool masked = dice_ == 1 || !at_least_masks_.empty();
+    if (masked) {
+      for (int o = 0; o < hands_; ++o) at_least[0] += opp_reach[o];
+    }
     if (dice_ == 1) {
       // One die each: the mask below has at most two ones (the face and the wild face), so
       // this is the masked dot product's exact result without its loop.
-      double total = 0.0;
-      for (int o = 0; o < hands_; ++o) total += opp_reach[o];
       const int face = bid % faces_, wild = faces_ - 1;
-      at_least[0] = total;
       at_least[1] = face == wild ? opp_reach[wild] : opp_reach[face] + opp_reach[wild];
-    } else if (!at_least_masks_.empty()) {
+    } else if (masked) {
       const double* masks = &at_least_masks_[static_cast<size_t>(bid % faces_) * dice_ * hands_];
-      double total = 0.0;
-      for (int o = 0; o < hands_; ++o) total += opp_reach[o];
-      at_least[0] = total;
       for (int k = 1; k <= dice_; ++k) {
         const double* mask = masks + static_cast<size_t>(k - 1) * hands_;
         double mass = 0.0;

@@ -49,3 +49,33 @@ def test_bad_arguments_are_refused():
         load("full_game_table").main(["--iters", "0"])
     with pytest.raises(SystemExit):
         load("mode_a_variants").main(["--depths", "0"])
+    with pytest.raises(SystemExit):
+        load("cfrd_rate").main(["--iters", "0"])
+    with pytest.raises(SystemExit):
+        load("cfrd_rate").main(["--depth", "0"])
+
+
+def test_cfrd_rate_on_1x3f_matches_the_unlimited_tree(tmp_path):
+    rate = load("cfrd_rate")
+    out = tmp_path / "rate.json"
+    assert rate.main(["--faces", "3", "--iters", "64", "256", "--leaf-iters", "256", "--out", str(out)]) == 0
+    rows = {r["iterations"]: r for r in json.loads(out.read_text())["rows"]}
+    # On 1x3f CFR-D with oracle leaf values converges as fast as LCFR on the whole tree.
+    assert rows[64]["depth_limited"]["exploitability"] == pytest.approx(0.00950, abs=5e-5)
+    assert rows[64]["no_depth_limit"]["exploitability"] == pytest.approx(0.00584, abs=5e-5)
+    assert rows[256]["depth_limited"]["exploitability"] == pytest.approx(0.00062, abs=5e-5)
+    assert rows[256]["no_depth_limit"]["exploitability"] == pytest.approx(0.00085, abs=5e-5)
+
+
+def test_cfrd_rate_on_1x4f_shows_the_depth_limit_gap(tmp_path):
+    # The figure docs/algorithm_map.md and the README quote: with leaf values consistent with
+    # the play below, the depth-limited root still sits an order of magnitude above the
+    # unlimited tree at T = 1024.
+    rate = load("cfrd_rate")
+    out = tmp_path / "rate.json"
+    assert rate.main(["--iters", "1024", "--out", str(out)]) == 0
+    (row,) = json.loads(out.read_text())["rows"]
+    assert row["depth_limited"]["exploitability"] == pytest.approx(0.01163, abs=5e-5)
+    assert row["no_depth_limit"]["exploitability"] == pytest.approx(0.00091, abs=5e-5)
+    br0, br1 = row["depth_limited"]["br_values"]
+    assert br1 + 1 / 16 > 5 * (br0 - 1 / 16)  # player 0's side is the exploitable one

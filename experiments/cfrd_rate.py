@@ -1,4 +1,4 @@
-"""How fast CFR-D at the root converges with exact leaf values: mode (b) without sampling noise.
+"""How fast CFR-D at the root converges with oracle leaf values: mode (b) without sampling noise.
 
     python experiments/cfrd_rate.py [--dice 1] [--faces 4] [--depth 2] [--iters 256 1024 4096]
                                     [--leaf-iters 1024] [--oracle-iters N] [--oracle-solver lcfr]
@@ -76,6 +76,7 @@ class FullTreeTools:
         return out
 
     def normalise(self, summed: np.ndarray) -> np.ndarray:
+        """The behavioural policy of summed reach-weighted rows (uniform where nothing was summed)."""
         policy = np.array(_core.uniform_policy(self.game, self.tree), dtype=np.float64)
         for n in self.tree.decision_nodes:
             a, b = self.first_child[n], self.first_child[n] + self.num_children[n]
@@ -96,6 +97,7 @@ def subgame_to_full(full: _core.PublicTree, sub: _core.PublicTree, root: int) ->
 
 
 def normalised(b: np.ndarray) -> np.ndarray:
+    """Beliefs from a reach vector; uniform where the node is unreachable (any belief does)."""
     mass = b.sum()
     return b / mass if mass > 0 else np.full(len(b), 1.0 / len(b))
 

@@ -64,6 +64,7 @@ class FullTreeTools:
         self.first_child = np.asarray(self.tree.first_child)
         self.num_children = np.asarray(self.tree.num_children)
         self.prior = np.asarray(game.hand_prior, dtype=np.float64)
+        self.uniform = np.array(_core.uniform_policy(game, self.tree), dtype=np.float64)
 
     def reach_weighted(self, policy: np.ndarray) -> np.ndarray:
         """policy[c, h] times the acting player's reach at parent(c): summing these over
@@ -77,7 +78,7 @@ class FullTreeTools:
 
     def normalise(self, summed: np.ndarray) -> np.ndarray:
         """The behavioural policy of summed reach-weighted rows (uniform where nothing was summed)."""
-        policy = np.array(_core.uniform_policy(self.game, self.tree), dtype=np.float64)
+        policy = self.uniform.copy()
         for n in self.tree.decision_nodes:
             a, b = self.first_child[n], self.first_child[n] + self.num_children[n]
             total = summed[a:b].sum(axis=0)
@@ -119,7 +120,7 @@ def root_only_expectation(tools: FullTreeTools, net: _core.ValueNet | None, dept
         if i % 2 == 0:
             m = i // 2
             iterate = np.asarray(root.current_policy())
-            policy = np.array(_core.uniform_policy(game, full), dtype=np.float64)
+            policy = tools.uniform.copy()
             policy[to_full[internal]] = iterate[internal]
             reach = [reach_under(root_tree, iterate, p, tools.prior) for p in (0, 1)]
             for leaf, _ in leaves:

@@ -78,22 +78,22 @@ class LiarsDice final : public Game {
     // at_least[k]: opponent reach mass whose hand has >= k matching dice.
     double at_least[kMaxDicePlusTwo];
     std::fill(at_least, at_least + dice_ + 2, 0.0);
-    const bool masked = dice_ == 1 || !at_least_masks_.empty();
-    if (masked) {
+    if (dice_ == 1 || !at_least_masks_.empty()) {
+      // Masked dot products: at_least[0] is the total, at_least[k] one product each.
       for (int o = 0; o < hands_; ++o) at_least[0] += opp_reach[o];
-    }
-    if (dice_ == 1) {
-      // One die each: the mask below has at most two ones (the face and the wild face), so
-      // this is the masked dot product's exact result without its loop.
-      const int face = bid % faces_, wild = faces_ - 1;
-      at_least[1] = face == wild ? opp_reach[wild] : opp_reach[face] + opp_reach[wild];
-    } else if (masked) {
-      const double* masks = &at_least_masks_[static_cast<size_t>(bid % faces_) * dice_ * hands_];
-      for (int k = 1; k <= dice_; ++k) {
-        const double* mask = masks + static_cast<size_t>(k - 1) * hands_;
-        double mass = 0.0;
-        for (int o = 0; o < hands_; ++o) mass += mask[o] * opp_reach[o];
-        at_least[k] = mass;
+      if (dice_ == 1) {
+        // One die each: the mask has at most two ones (the face and the wild face), so
+        // this is the masked dot product's exact result without its loop.
+        const int face = bid % faces_, wild = faces_ - 1;
+        at_least[1] = face == wild ? opp_reach[wild] : opp_reach[face] + opp_reach[wild];
+      } else {
+        const double* masks = &at_least_masks_[static_cast<size_t>(bid % faces_) * dice_ * hands_];
+        for (int k = 1; k <= dice_; ++k) {
+          const double* mask = masks + static_cast<size_t>(k - 1) * hands_;
+          double mass = 0.0;
+          for (int o = 0; o < hands_; ++o) mass += mask[o] * opp_reach[o];
+          at_least[k] = mass;
+        }
       }
     } else {
       for (int o = 0; o < hands_; ++o) at_least[matches[o]] += opp_reach[o];

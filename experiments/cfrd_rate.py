@@ -2,7 +2,7 @@
 
     python experiments/cfrd_rate.py [--dice 1] [--faces 4] [--depth 2] [--iters 256 1024 4096]
                                     [--leaf-iters 1024] [--oracle-iters N] [--oracle-solver lcfr]
-                                    [--oracle-values root_mean] [--out FILE]
+                                    [--oracle-values root_mean] [--root-solver lcfr] [--out FILE]
 
 Mode (b) of ``rebel eval`` (the paper's protocol) is a random process: its figure is the
 exploitability of the reach-weighted average of N sampled policies, so sampling noise and
@@ -13,6 +13,8 @@ protocol, whose expectation it computes exactly:
 * every pseudo-leaf continues with the full-depth solver's linear average policy from the
   beliefs the root iterate induces there (the limit of playing a random iteration below it);
 * the root iterate is the one mode (b) samples: after i = 2m half-iterations, weight m + 1.
+  With ``--root-solver dcfr`` the root runs DCFR (1.5, 0, 2) instead and its iterates are
+  mixed with DCFR's own averaging weights, (m + 1)^2; the continuations stay linear CFR.
 
 The played policy is the exact reach-weighted mixture over m, so its exploitability is the
 N -> infinity value of this "root-only" mode (b). The same computation with no depth limit
@@ -103,13 +105,22 @@ def normalised(b: np.ndarray) -> np.ndarray:
     return b / mass if mass > 0 else np.full(len(b), 1.0 / len(b))
 
 
+# Weight of the root iterate after 2m half-iterations in the mixture: the weight the solver's
+# own average gives it (linear CFR: m + 1; DCFR with gamma = 2: (m + 1)^2).
+ITERATE_WEIGHT_POWER = {"lcfr": 1, "dcfr": 2}
+
+
 def root_only_expectation(tools: FullTreeTools, net: _core.ValueNet | None, depth: int, iterations: int,
-                          leaf_iterations: int, solver: str, bar: tqdm) -> dict[str, Any]:
-    """Exact exploitability of mode (b) when only the root subgame is depth-limited."""
+                          leaf_iterations: int, root_solver: str, bar: tqdm) -> dict[str, Any]:
+    """Exact exploitability of mode (b) when only the root subgame is depth-limited.
+
+    The root runs `root_solver`; every continuation below a pseudo-leaf is linear CFR."""
     game, full = tools.game, tools.tree
     root_tree = _core.build_tree(game, [], depth)
     to_full = subgame_to_full(full, root_tree, 0)
-    root = _core.SubgameSolver(game, root_tree, None, None, solver, net if len(root_tree.pseudo_leaves) else None)
+    root = _core.SubgameSolver(game, root_tree, None, None, root_solver,
+                               net if len(root_tree.pseudo_leaves) else None)
+    power = ITERATE_WEIGHT_POWER[root_solver]
     leaves = [(leaf, root_tree.history(leaf)) for leaf in root_tree.pseudo_leaves]
     leaf_trees = {leaf: _core.build_tree(game, hist, -1) for leaf, hist in leaves}
     leaf_maps = {leaf: subgame_to_full(full, leaf_trees[leaf], full.find(hist)) for leaf, hist in leaves}
@@ -125,12 +136,12 @@ def root_only_expectation(tools: FullTreeTools, net: _core.ValueNet | None, dept
             reach = [reach_under(root_tree, iterate, p, tools.prior) for p in (0, 1)]
             for leaf, _ in leaves:
                 below = _core.SubgameSolver(game, leaf_trees[leaf], normalised(reach[0][leaf]),
-                                            normalised(reach[1][leaf]), solver)
+                                            normalised(reach[1][leaf]), "lcfr")
                 below.run(leaf_iterations)
                 average = np.asarray(below.average_policy())
                 inner = leaf_moves[leaf]
                 policy[leaf_maps[leaf][inner]] = average[inner]
-            summed += (m + 1) * tools.reach_weighted(policy)
+            summed += (m + 1.0) ** power * tools.reach_weighted(policy)
         root.step()
         bar.update(1)
     result = _core.exploitability(game, full, tools.normalise(summed))
@@ -149,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--oracle-iters", type=int, default=None, help="half-iterations of every oracle solve (default: --leaf-iters)")
     p.add_argument("--oracle-solver", choices=("lcfr", "dcfr", "cfr+"), default="lcfr")
     p.add_argument("--oracle-values", choices=("root_mean", "best_response"), default="root_mean")
+    p.add_argument("--root-solver", choices=tuple(ITERATE_WEIGHT_POWER), default="lcfr",
+                   help="solver of the root subgame (both rows); its iterates are mixed with its own averaging weights")
     p.add_argument("--out")
     args = p.parse_args(argv)
     if args.depth < 1:
@@ -168,7 +181,8 @@ def main(argv: list[str] | None = None) -> int:
             start = time.perf_counter()
             with tqdm(total=iterations, desc=f"T={iterations} {name}", unit="step", file=sys.stderr,
                       leave=False) as bar:
-                row[name] = root_only_expectation(tools, leaf_net, depth, iterations, args.leaf_iters, "lcfr", bar)
+                row[name] = root_only_expectation(tools, leaf_net, depth, iterations, args.leaf_iters,
+                                                  args.root_solver, bar)
             row[name]["seconds"] = time.perf_counter() - start
         log.info("T=%d: depth %d root %.5f, no depth limit %.5f", iterations, args.depth,
                  row["depth_limited"]["exploitability"], row["no_depth_limit"]["exploitability"])
@@ -177,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         "game": game.description(),
         "depth": args.depth,
         "oracle": {"solver": args.oracle_solver, "iterations": args.oracle_iters, "values": args.oracle_values},
+        "root_solver": args.root_solver,
         "continuation": {"solver": "lcfr", "iterations": args.leaf_iters, "policy": "linear average"},
         "rows": rows,
     }

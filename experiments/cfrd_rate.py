@@ -108,13 +108,15 @@ def normalised(b: np.ndarray) -> np.ndarray:
 # Weight of the root iterate after 2m half-iterations in the mixture: the weight the solver's
 # own average gives it (linear CFR: m + 1; DCFR with gamma = 2: (m + 1)^2).
 ITERATE_WEIGHT_POWER = {"lcfr": 1, "dcfr": 2}
+# Solver of every continuation below a pseudo-leaf, whatever the root runs.
+CONTINUATION_SOLVER = "lcfr"
 
 
 def root_only_expectation(tools: FullTreeTools, net: _core.ValueNet | None, depth: int, iterations: int,
                           leaf_iterations: int, root_solver: str, bar: tqdm) -> dict[str, Any]:
     """Exact exploitability of mode (b) when only the root subgame is depth-limited.
 
-    The root runs `root_solver`; every continuation below a pseudo-leaf is linear CFR."""
+    The root runs `root_solver`; every continuation below a pseudo-leaf runs CONTINUATION_SOLVER."""
     game, full = tools.game, tools.tree
     root_tree = _core.build_tree(game, [], depth)
     to_full = subgame_to_full(full, root_tree, 0)
@@ -136,7 +138,7 @@ def root_only_expectation(tools: FullTreeTools, net: _core.ValueNet | None, dept
             reach = [reach_under(root_tree, iterate, p, tools.prior) for p in (0, 1)]
             for leaf, _ in leaves:
                 below = _core.SubgameSolver(game, leaf_trees[leaf], normalised(reach[0][leaf]),
-                                            normalised(reach[1][leaf]), "lcfr")
+                                            normalised(reach[1][leaf]), CONTINUATION_SOLVER)
                 below.run(leaf_iterations)
                 average = np.asarray(below.average_policy())
                 inner = leaf_moves[leaf]
@@ -192,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         "depth": args.depth,
         "oracle": {"solver": args.oracle_solver, "iterations": args.oracle_iters, "values": args.oracle_values},
         "root_solver": args.root_solver,
-        "continuation": {"solver": "lcfr", "iterations": args.leaf_iters, "policy": "linear average"},
+        "continuation": {"solver": CONTINUATION_SOLVER, "iterations": args.leaf_iters, "policy": "linear average"},
         "rows": rows,
     }
     emit_report(report, args.out)

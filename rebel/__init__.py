@@ -12,6 +12,8 @@ from rebel._core import (  # noqa: F401  (re-exported public API)
     Pbs,
     PublicTree,
     PythonValueNet,
+    SelfPlayGenerator,
+    SelfPlayStep,
     SubgameSolver,
     TestTimeSearch,
     ValueNet,

@@ -20,7 +20,7 @@ from typing import Optional
 from rebel.cli_common import EXIT_USAGE, UsageError
 
 #: Modules that each register one subcommand, in the order shown by ``rebel --help``.
-COMMAND_MODULES: tuple[str, ...] = ("rebel.cli_solve", "rebel.cli_eval", "rebel.cli_games")
+COMMAND_MODULES: tuple[str, ...] = ("rebel.cli_train", "rebel.cli_solve", "rebel.cli_eval", "rebel.cli_games")
 
 log = logging.getLogger("rebel.cli")
 

@@ -9,6 +9,7 @@ void bind_solvers(py::module_& m);
 void bind_mlp(py::module_& m);
 void bind_matrix(py::module_& m);
 void bind_search(py::module_& m);
+void bind_selfplay(py::module_& m);
 }  // namespace rebel_bindings
 
 PYBIND11_MODULE(_core, m) {
@@ -18,4 +19,5 @@ PYBIND11_MODULE(_core, m) {
   rebel_bindings::bind_mlp(m);
   rebel_bindings::bind_matrix(m);
   rebel_bindings::bind_search(m);
+  rebel_bindings::bind_selfplay(m);
 }

@@ -1,0 +1,163 @@
+#include "search/selfplay.h"
+
+#include <random>
+#include <stdexcept>
+#include <string>
+
+#include "core/tree_ops.h"
+
+namespace rebel {
+
+namespace {
+
+// Index drawn from unnormalised non-negative weights (total > 0).
+int draw(const double* weights, int n, double uniform01) {
+  double total = 0.0;
+  for (int i = 0; i < n; ++i) total += weights[i];
+  double target = uniform01 * total, cumulative = 0.0;
+  int last_positive = -1;
+  for (int i = 0; i < n; ++i) {
+    if (weights[i] <= 0.0) continue;
+    last_positive = i;
+    cumulative += weights[i];
+    if (target < cumulative) return i;
+  }
+  return last_positive;  // rounding at the very top of the range
+}
+
+}  // namespace
+
+SelfPlayGenerator::SelfPlayGenerator(GamePtr game, SelfPlayParams params, ValueNetPtr net)
+    : game_(std::move(game)), params_(params), net_(std::move(net)) {
+  if (!game_) throw std::invalid_argument("SelfPlayGenerator: a game is required");
+  if (params_.depth < 1) throw std::invalid_argument("self-play depth must be >= 1, got " + std::to_string(params_.depth));
+  if (params_.iterations < 2) {  // both players must update once for both targets to exist
+    throw std::invalid_argument("self-play iterations must be >= 2, got " + std::to_string(params_.iterations));
+  }
+  if (!(params_.epsilon >= 0.0 && params_.epsilon <= 1.0)) {
+    throw std::invalid_argument("epsilon must lie in [0, 1], got " + std::to_string(params_.epsilon));
+  }
+  if (!params_.full_depth_solve && !net_) {
+    throw std::invalid_argument("depth-limited self-play needs a value net");
+  }
+}
+
+int SelfPlayGenerator::sample_iteration(double u) const {
+  const int m_count = (params_.iterations + 1) / 2;  // even half-steps 0, 2, ..., < T
+  if (params_.sampling == IterationSampling::kUniform) {
+    const int m = static_cast<int>(u * m_count);
+    return 2 * (m < m_count ? m : m_count - 1);
+  }
+  const double target = u * 0.5 * m_count * (m_count + 1.0);  // weights m + 1
+  double cumulative = 0.0;
+  for (int m = 0; m < m_count; ++m) {
+    cumulative += m + 1.0;
+    if (target < cumulative) return 2 * m;
+  }
+  return 2 * (m_count - 1);
+}
+
+std::shared_ptr<const PublicTree> SelfPlayGenerator::subgame(const History& history) const {
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    auto it = cache_.find(history);
+    if (it != cache_.end()) return it->second;
+  }
+  // Built outside the lock (two threads may build the same tree; the first one is kept).
+  auto tree = std::make_shared<const PublicTree>(build_tree(*game_, history, params_.full_depth_solve ? -1 : params_.depth));
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  return cache_.emplace(history, std::move(tree)).first->second;
+}
+
+SelfPlayStep SelfPlayGenerator::step(const History& history, const Beliefs& beliefs, uint64_t seed,
+                                     int forced_iteration, bool keep_iterate, const CancelFlag* cancel) const {
+  const Game& game = *game_;
+  if (game.is_terminal(history)) throw std::invalid_argument("self-play step at a terminal public state");
+  if (forced_iteration >= params_.iterations) {
+    throw std::invalid_argument("forced iteration must be < iterations (" + std::to_string(params_.iterations) + ")");
+  }
+  const int H = game.num_hands();
+  const std::shared_ptr<const PublicTree> tree_ptr = subgame(history);
+  const PublicTree& tree = *tree_ptr;
+  SubgameSolver solver(game_, tree_ptr, beliefs, params_.solver, params_.full_depth_solve ? nullptr : net_);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+
+  SelfPlayStep out;
+  const double u_iteration = uniform(rng);
+  out.sampled_iteration = forced_iteration >= 0 ? forced_iteration : sample_iteration(u_iteration);
+  out.exploring_player = uniform(rng) < 0.5 ? 0 : 1;
+
+  auto run_steps = [&](int count) {
+    for (int i = 0; i < count; ++i) {
+      if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled();
+      solver.step();
+    }
+  };
+  run_steps(out.sampled_iteration);
+  const std::vector<double> iterate = solver.current_policy();
+  const Beliefs& root = solver.root_reach();  // normalised
+
+  // Hands for the walk, from the joint distribution of the root beliefs.
+  if (game.hands_independent()) {
+    for (int p = 0; p < 2; ++p) out.hands[p] = draw(root[p].data(), H, uniform(rng));
+  } else {
+    std::vector<double> joint(static_cast<size_t>(H) * H);
+    for (int h0 = 0; h0 < H; ++h0)
+      for (int h1 = 0; h1 < H; ++h1) joint[h0 * H + h1] = root[0][h0] * root[1][h1] * game.hand_pair_weight(h0, h1);
+    const int pair = draw(joint.data(), H * H, uniform(rng));
+    if (pair < 0) throw std::invalid_argument("the root beliefs give no possible deal of hands");
+    out.hands = {pair / H, pair % H};
+  }
+
+  // Walk: iterate t's policy, with exploration at the exploring player's nodes.
+  Beliefs next = root;
+  int node = 0;
+  while (tree.kind[node] == NodeKind::kDecision && tree.depth[node] < params_.depth) {
+    const int p = tree.player[node];
+    const int first = tree.first_child[node], count = tree.num_children[node];
+    const double u_explore = uniform(rng), u_action = uniform(rng);
+    int child;
+    if (p == out.exploring_player && u_explore < params_.epsilon) {
+      const int k = static_cast<int>(u_action * count);
+      child = first + (k < count ? k : count - 1);
+    } else {
+      std::vector<double> probs(count);
+      for (int k = 0; k < count; ++k) probs[k] = iterate[static_cast<size_t>(first + k) * H + out.hands[p]];
+      const int k = draw(probs.data(), count, u_action);
+      if (k < 0) throw std::logic_error("self-play walk: the iterate gives a hand no action");
+      child = first + k;
+    }
+    for (int h = 0; h < H; ++h) next[p][h] *= iterate[static_cast<size_t>(child) * H + h];
+    node = child;
+  }
+  out.next_history = tree.history[node];
+  out.next_terminal = tree.kind[node] == NodeKind::kTerminal;
+  if (!out.next_terminal) {
+    // An exploring action the iterate never takes leaves no mass: beliefs become uniform.
+    for (int p = 0; p < 2; ++p) normalize_beliefs(next[p].data(), H, next[p].data());
+    out.next_beliefs = std::move(next);
+  }
+  if (keep_iterate) out.iterate = iterate;
+
+  run_steps(params_.iterations - out.sampled_iteration);
+
+  // Training examples: the root query row of each player and its averaged root values.
+  const int row = query_size(game), F = game.feature_size();
+  out.rows.assign(static_cast<size_t>(2) * row, 0.0f);
+  out.targets.assign(static_cast<size_t>(2) * H, 0.0f);
+  const int actor = game.player_to_act(history);
+  for (int q = 0; q < 2; ++q) {
+    float* r = &out.rows[static_cast<size_t>(q) * row];
+    r[0] = static_cast<float>(actor);
+    r[1] = static_cast<float>(q);
+    game.public_features(history, r + 2);
+    for (int p = 0; p < 2; ++p)
+      for (int h = 0; h < H; ++h) r[2 + F + p * H + h] = static_cast<float>(root[p][h]);
+    const std::vector<double>& values = solver.root_values(q);
+    for (int h = 0; h < H; ++h) out.targets[static_cast<size_t>(q) * H + h] = static_cast<float>(values[h]);
+  }
+  return out;
+}
+
+}  // namespace rebel

@@ -1,0 +1,139 @@
+"""``rebel train``: learn a value net by ReBeL self-play (see ``rebel/train/run.py``).
+
+  rebel train CONFIG [section.key=value ...]    start a run (CONFIG: a YAML file, or the
+                                                name of one in configs/, e.g. quick)
+  rebel train --resume RUN_DIR [run.KEY=value]  continue a stopped or finished run
+
+The resolved configuration is printed and saved in the run directory (runs/NAME/ by
+default) with metrics.jsonl, TensorBoard scalars, checkpoint.pt and weights.bin (the
+latest net, usable as `rebel eval --net RUN_DIR/weights.bin`). Ctrl-C stops cleanly after
+saving a checkpoint. The run ends by printing the trained net's exploitability next to
+the zero net's and the full-game solver's.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from rebel.cli_common import UsageError, print_json
+
+log = logging.getLogger(__name__)
+
+#: Keys that may change when a run is resumed (everything else would change the run itself).
+RESUME_OVERRIDABLE = ("run.epochs", "run.max_minutes", "run.checkpoint_every", "run.progress")
+
+
+def register(subparsers: Any) -> None:
+    """Adds the ``train`` subcommand."""
+    p = subparsers.add_parser("train", help="learn a value net by self-play (ReBeL)", description=__doc__,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("config", nargs="?", metavar="CONFIG", help="YAML config file or a name in configs/")
+    p.add_argument("overrides", nargs="*", metavar="section.key=value", help="config overrides")
+    p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its checkpoint")
+    p.add_argument("--json", action="store_true", help="print the final summary as one JSON object")
+    p.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
+    p.set_defaults(handler=run)
+
+
+def configs_dir() -> Path:
+    return Path(__file__).resolve().parent.parent / "configs"
+
+
+def _config_path(name: str) -> str:
+    if "=" in name:
+        raise UsageError(f"the first argument must be a CONFIG (e.g. `rebel train quick {name}`), got {name!r}")
+    path = Path(name)
+    if path.is_file():
+        return str(path)
+    candidate = configs_dir() / f"{name}.yaml"
+    if "/" not in name and candidate.is_file():
+        return str(candidate)
+    known = sorted(p.stem for p in configs_dir().glob("*.yaml") if p.stem != "solve") if configs_dir().is_dir() else []
+    raise UsageError(f"config {name!r} not found (a YAML file, or one of: {', '.join(known)})")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Handler of ``rebel train``."""
+    from rebel.train.checkpoint import CheckpointError
+    from rebel.train.config import ConfigError, from_yaml_text, load_train_config, to_yaml
+    from rebel.train.rundir import RunDirectory, RunDirError
+    from rebel.train.run import Training, TrainingInterrupted
+
+    logging.getLogger("rebel.train").setLevel(min(logging.INFO, logging.getLogger().level or logging.INFO))
+    try:
+        if args.resume:
+            overrides = ([args.config] if args.config else []) + list(args.overrides)
+            bad = [o for o in overrides if o.split("=", 1)[0] not in RESUME_OVERRIDABLE]
+            if bad:
+                raise UsageError(f"--resume takes only {', '.join(RESUME_OVERRIDABLE)} overrides, got {bad}")
+            run_dir = RunDirectory.existing(args.resume)
+            try:
+                saved = from_yaml_text(run_dir.config_text())
+            except ConfigError as e:
+                raise UsageError(f"{run_dir.file(RunDirectory.CONFIG)}: {e}") from None
+            import tempfile, os
+
+            with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+                f.write(to_yaml(saved))
+            try:
+                config = load_train_config(f.name, overrides)
+            finally:
+                os.unlink(f.name)
+        else:
+            if not args.config:
+                raise UsageError("give a CONFIG (e.g. `rebel train quick`) or --resume RUN_DIR")
+            path = _config_path(args.config)
+            config = load_train_config(path, args.overrides)
+            name = config.run.name or f"{Path(path).stem}-{datetime.datetime.now():%Y%m%d-%H%M%S}"
+            config.run.name = name
+            run_dir = None
+        text = to_yaml(config)
+        if not args.json:
+            print(text.rstrip(), file=sys.stderr)
+        if run_dir is None:
+            run_dir = RunDirectory.create(Path(config.run.dir) / config.run.name, text)
+        else:
+            from rebel.policy_io import atomic_write_bytes
+
+            atomic_write_bytes(run_dir.file(RunDirectory.CONFIG), text.encode())
+        training = Training(config, run_dir, show_progress=None if args.progress else False)
+        if args.resume:
+            training.restore()
+        summary = training.run()
+    except (ConfigError, RunDirError, CheckpointError) as e:
+        raise UsageError(str(e)) from None
+    except TrainingInterrupted as e:
+        print(f"rebel train: {e}", file=sys.stderr)
+        return 130
+    if args.json:
+        print_json(summary)
+    else:
+        _print_summary(summary, config)
+    return 0
+
+
+def _print_summary(summary: dict[str, Any], config: Any) -> None:
+    from rebel.train.config import game_of
+
+    game = game_of(config).description()
+    s = config.search
+    print(f"run             {summary['run_dir']}  (net: {summary['weights']})")
+    print(f"trained         {summary['epoch']} epochs, {summary['examples_generated']} examples generated, "
+          f"{summary['examples_trained']} trained, {summary['wall_seconds'] / 60:.1f} min")
+    ev, refs = summary.get("evaluation"), summary.get("references") or {}
+    if ev is None and not refs:
+        return
+    print(f"exploitability  {game}, depth-{s.depth} search, {s.solver}, T = {s.iterations}, "
+          f"mode (b) with N = {config.evaluation.repeats}:")
+    if ev is not None:
+        extra = f"   (held-out mean max error {ev['heldout_delta_mean']:.4f})" if "heldout_delta_mean" in ev else ""
+        print(f"  trained net   {ev['exploitability']:.6f}{extra}")
+    if "zero_net_exploitability" in refs:
+        print(f"  zero net      {refs['zero_net_exploitability']:.6f}")
+    if "full_game_exploitability" in refs:
+        print(f"  full-game {refs['full_game_solver']} ({s.iterations} iterations, no search): "
+              f"{refs['full_game_exploitability']:.6f}")

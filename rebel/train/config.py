@@ -1,0 +1,229 @@
+"""Configuration of ``rebel train``: an omegaconf structured config (typed dataclasses).
+
+Precedence: the defaults below < a YAML file (``configs/*.yaml``) < dotted ``key=value``
+overrides. Omegaconf itself rejects unknown keys and values of the wrong type; this module
+turns its exceptions into a :class:`ConfigError` that names the key and lists the valid
+ones, and then checks the ranges omegaconf cannot express.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import ConfigKeyError, OmegaConfBaseException
+
+from rebel.games import Game, game_from_config
+
+__all__ = ["ConfigError", "TrainConfig", "load_train_config", "valid_keys", "game_of", "to_yaml"]
+
+SEARCH_SOLVERS = ("lcfr", "lfp", "cfr", "fp", "cfr+", "dcfr")
+
+
+class ConfigError(ValueError):
+    """A configuration problem the user can fix (unknown key, wrong type, bad value)."""
+
+
+@dataclass
+class GameSection:
+    name: str = "liars_dice"
+    num_dice: Optional[int] = None   # Liar's Dice only (null: the game's default, 1)
+    num_faces: Optional[int] = None  # Liar's Dice only (null: the game's default, 4)
+
+
+@dataclass
+class SearchSection:
+    solver: str = "lcfr"             # lcfr = linear CFR-D (the paper's), lfp = linear FP
+    depth: int = 2                   # actions per subgame
+    iterations: int = 1024           # half-iterations T per subgame
+    epsilon: float = 0.25            # exploration at the exploring player's nodes
+    iteration_sampling: str = "linear"  # linear (paper's Algorithm 1) or uniform (original code)
+
+
+@dataclass
+class SelfPlaySection:
+    threads: int = 2                 # self-play loops, each in its own thread
+    seed: int = 0                    # seeds every generator of the run
+
+
+@dataclass
+class ReplaySection:
+    capacity: int = 2_000_000        # examples kept, first in first out
+
+
+@dataclass
+class ModelSection:
+    hidden: int = 256
+    layers: int = 2
+
+
+@dataclass
+class TrainerSection:
+    lr: float = 3e-4
+    lr_halving_epochs: int = 400     # the learning rate halves every this many epochs ...
+    lr_max_halvings: int = 2         # ... at most this many times
+    batch_size: int = 512
+    epoch_examples: int = 25_600     # examples sampled from the replay buffer per epoch
+    grad_clip: float = 5.0
+    train_ratio: float = 4.0         # examples trained per example generated, at most
+    device: str = "cpu"              # cpu, or cuda (only when asked and present)
+    torch_threads: int = 1           # intra-op threads of the trainer (the rest generate)
+
+
+@dataclass
+class RunSection:
+    epochs: int = 1000
+    max_minutes: Optional[float] = None  # stop (cleanly) after this much wall time
+    checkpoint_every: int = 10       # epochs between checkpoints (and at a clean stop)
+    dir: str = "runs"
+    name: Optional[str] = None       # default: <config name>-<date>-<time>
+    progress: bool = True            # progress bar on a terminal (log lines otherwise)
+
+
+@dataclass
+class EvaluationSection:
+    every: int = 10                  # epochs between evaluations (0: never)
+    repeats: int = 1024              # N sampled policies of mode (b)
+    threads: int = 2
+    seed: int = 0
+    heldout_steps: int = 256         # oracle-labelled self-play steps of the held-out set
+    heldout_seed: int = 12345
+    final: bool = True               # evaluate once more at the end of the run
+    references: bool = True          # zero net and full-game solver, once per run
+
+
+@dataclass
+class TrainConfig:
+    game: GameSection = field(default_factory=GameSection)
+    search: SearchSection = field(default_factory=SearchSection)
+    selfplay: SelfPlaySection = field(default_factory=SelfPlaySection)
+    replay: ReplaySection = field(default_factory=ReplaySection)
+    model: ModelSection = field(default_factory=ModelSection)
+    trainer: TrainerSection = field(default_factory=TrainerSection)
+    run: RunSection = field(default_factory=RunSection)
+    evaluation: EvaluationSection = field(default_factory=EvaluationSection)
+
+
+def valid_keys() -> list[str]:
+    """Every dotted key of :class:`TrainConfig`, e.g. ``trainer.lr``."""
+    schema = OmegaConf.structured(TrainConfig)
+    return [f"{section}.{key}" for section in schema for key in schema[section]]
+
+
+def _describe(e: OmegaConfBaseException) -> str:
+    key = getattr(e, "full_key", None)
+    first = str(e).splitlines()[0]
+    if isinstance(e, ConfigKeyError) or "not in struct" in first or "Key '" in first and "not" in first:
+        return f"unknown config key {key or first!r}; valid keys: {', '.join(valid_keys())}"
+    return f"bad value for {key!r}: {first}" if key else first
+
+
+def _load_yaml(path: str) -> DictConfig:
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"config file {path!r} not found")
+    try:
+        layer = OmegaConf.load(p)
+    except Exception as e:  # yaml errors derive from neither ValueError nor OSError
+        raise ConfigError(f"config file {path!r} is not valid YAML: {e}") from None
+    if not isinstance(layer, DictConfig):
+        raise ConfigError(f"config file {path!r} must hold a mapping of sections")
+    return layer
+
+
+def load_train_config(config_file: Optional[str] = None, overrides: Sequence[str] = ()) -> TrainConfig:
+    """Resolves the defaults < ``config_file`` < ``overrides`` (``section.key=value``)."""
+    cfg = OmegaConf.structured(TrainConfig)
+    layers: list[tuple[str, Any]] = []
+    if config_file:
+        layers.append((f"config file {config_file!r}", _load_yaml(config_file)))
+    for item in overrides:
+        key = item.split("=", 1)[0]
+        if "=" not in item or key.count(".") != 1 or not all(key.split(".")):
+            raise ConfigError(f"override {item!r} must look like section.key=value, e.g. trainer.lr=1e-3")
+    if overrides:
+        try:
+            layers.append(("overrides", OmegaConf.from_dotlist(list(overrides))))
+        except Exception as e:
+            raise ConfigError(f"cannot parse overrides {list(overrides)}: {e}") from None
+    for where, layer in layers:
+        try:
+            cfg = OmegaConf.merge(cfg, layer)
+        except OmegaConfBaseException as e:
+            raise ConfigError(f"{where}: {_describe(e)}") from None
+    config: TrainConfig = OmegaConf.to_object(cfg)  # type: ignore[assignment]
+    check(config)
+    return config
+
+
+def game_of(config: TrainConfig) -> Game:
+    """The game of ``config`` (ConfigError if it does not exist or has bad parameters)."""
+    params = {k: v for k, v in (("num_dice", config.game.num_dice), ("num_faces", config.game.num_faces)) if v is not None}
+    try:
+        return game_from_config({"name": config.game.name, **params})
+    except (TypeError, ValueError) as e:
+        raise ConfigError(f"game: {e}") from None
+
+
+def check(config: TrainConfig) -> None:
+    """Ranges and choices that the types alone do not express (ConfigError)."""
+    game_of(config)
+    s, t, r, e = config.search, config.trainer, config.run, config.evaluation
+    rules: list[tuple[bool, str]] = [
+        (s.solver in SEARCH_SOLVERS, f"search.solver must be one of {', '.join(SEARCH_SOLVERS)}, got {s.solver!r}"),
+        (s.depth >= 1, f"search.depth must be >= 1, got {s.depth}"),
+        (2 <= s.iterations < 2**31, f"search.iterations must be in [2, 2**31), got {s.iterations}"),
+        (0.0 <= s.epsilon <= 1.0, f"search.epsilon must lie in [0, 1], got {s.epsilon}"),
+        (s.iteration_sampling in ("linear", "uniform"),
+         f"search.iteration_sampling must be 'linear' or 'uniform', got {s.iteration_sampling!r}"),
+        (1 <= config.selfplay.threads <= 256, f"selfplay.threads must be in [1, 256], got {config.selfplay.threads}"),
+        (config.selfplay.seed >= 0, f"selfplay.seed must be >= 0, got {config.selfplay.seed}"),
+        (config.replay.capacity >= 2, f"replay.capacity must be >= 2, got {config.replay.capacity}"),
+        (config.model.hidden >= 1 and config.model.layers >= 0,
+         f"model.hidden must be >= 1 and model.layers >= 0, got {config.model.hidden}, {config.model.layers}"),
+        (math.isfinite(t.lr) and t.lr > 0, f"trainer.lr must be > 0, got {t.lr}"),
+        (t.lr_halving_epochs >= 1 and t.lr_max_halvings >= 0, "trainer.lr_halving_epochs must be >= 1 and "
+         "trainer.lr_max_halvings >= 0"),
+        (t.batch_size >= 1, f"trainer.batch_size must be >= 1, got {t.batch_size}"),
+        (t.epoch_examples >= t.batch_size, f"trainer.epoch_examples ({t.epoch_examples}) must be >= "
+         f"trainer.batch_size ({t.batch_size})"),
+        (math.isfinite(t.grad_clip) and t.grad_clip > 0, f"trainer.grad_clip must be > 0, got {t.grad_clip}"),
+        (math.isfinite(t.train_ratio) and t.train_ratio > 0, f"trainer.train_ratio must be > 0, got {t.train_ratio}"),
+        (t.device in ("cpu", "cuda") or t.device.startswith("cuda:"),
+         f"trainer.device must be 'cpu' or 'cuda', got {t.device!r}"),
+        (t.torch_threads >= 1, f"trainer.torch_threads must be >= 1, got {t.torch_threads}"),
+        (r.epochs >= 1, f"run.epochs must be >= 1, got {r.epochs}"),
+        (r.max_minutes is None or (math.isfinite(r.max_minutes) and r.max_minutes > 0),
+         f"run.max_minutes must be > 0 or null, got {r.max_minutes}"),
+        (r.checkpoint_every >= 1, f"run.checkpoint_every must be >= 1, got {r.checkpoint_every}"),
+        (r.name is None or (r.name and "/" not in r.name and r.name not in (".", "..")),
+         f"run.name must be a plain folder name, got {r.name!r}"),
+        (e.every >= 0, f"evaluation.every must be >= 0, got {e.every}"),
+        (e.repeats >= 1 and e.threads >= 1, "evaluation.repeats and evaluation.threads must be >= 1"),
+        (e.seed >= 0 and e.heldout_seed >= 0, "evaluation seeds must be >= 0"),
+        (e.heldout_steps >= 0, f"evaluation.heldout_steps must be >= 0, got {e.heldout_steps}"),
+    ]
+    for ok, message in rules:
+        if not ok:
+            raise ConfigError(message)
+
+
+def to_yaml(config: TrainConfig) -> str:
+    """The resolved configuration as YAML text."""
+    return OmegaConf.to_yaml(OmegaConf.structured(config))
+
+
+def from_yaml_text(text: str) -> TrainConfig:
+    """Parses a resolved configuration saved by :func:`to_yaml` (checked like any other)."""
+    try:
+        cfg = OmegaConf.merge(OmegaConf.structured(TrainConfig), OmegaConf.create(text))
+    except OmegaConfBaseException as e:
+        raise ConfigError(_describe(e)) from None
+    except Exception as e:
+        raise ConfigError(f"not a valid configuration: {e}") from None
+    config: TrainConfig = OmegaConf.to_object(cfg)  # type: ignore[assignment]
+    check(config)
+    return config

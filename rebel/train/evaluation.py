@@ -1,0 +1,96 @@
+"""Evaluation during training: the net's error against exact values on a fixed held-out
+set of PBSs, and the exact exploitability of test-time search (mode (b)) with the net.
+
+The held-out set comes from self-play whose subgames are solved to the end of the game
+(no depth limit, no net) but walked only ``depth`` actions, with the run's exploration: its
+PBSs are the kind the net is queried at, and its labels are exactly what the oracle net
+answers (the linear mean of a full-depth solve's root values, ``OracleNet`` with
+``values='root_mean'``). The initial PBS is left out: the net is never asked about it.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from rebel import _core
+from rebel.train.config import ConfigError, TrainConfig
+
+log = logging.getLogger(__name__)
+
+__all__ = ["HeldOutSet", "check_evaluable", "search_exploitability", "MAX_EVAL_TREE_CELLS"]
+
+#: Largest full game tree (nodes x hands) for which the exact evaluation is attempted.
+MAX_EVAL_TREE_CELLS = 1 << 21
+#: The solver labelling the held-out set, as the oracle net's default.
+ORACLE_SOLVER = "lcfr"
+
+
+def check_evaluable(game: _core.Game) -> None:
+    """ConfigError if the game is too large for exact exploitability and oracle labels."""
+    cells = game.count_tree_nodes([], -1) * game.num_hands
+    if cells > MAX_EVAL_TREE_CELLS:
+        raise ConfigError(
+            f"{game.description()} is too large for the evaluation during training (exact exploitability and "
+            f"oracle labels need the full game tree: {cells:.3g} node-hands, the limit is {MAX_EVAL_TREE_CELLS}); "
+            "set evaluation.every=0 evaluation.final=false evaluation.references=false evaluation.heldout_steps=0")
+
+
+@dataclass
+class HeldOutSet:
+    rows: np.ndarray     # float32 [n, query_size]
+    targets: np.ndarray  # float32 [n, num_hands]
+
+    @classmethod
+    def generate(cls, game: _core.Game, config: TrainConfig,
+                 progress: Optional[Callable[[int], None]] = None) -> "HeldOutSet":
+        """Runs ``evaluation.heldout_steps`` oracle-labelled self-play steps (deterministic)."""
+        s = config.search
+        generator = _core.SelfPlayGenerator(game, None, solver=ORACLE_SOLVER, depth=s.depth, iterations=s.iterations,
+                                            epsilon=s.epsilon, sampling=s.iteration_sampling, full_depth=True)
+        rng = np.random.Generator(np.random.PCG64(config.evaluation.heldout_seed))
+        prior = np.asarray(game.hand_prior, dtype=np.float64)
+        history: list[int] = []
+        beliefs = (prior, prior)
+        rows, targets = [], []
+        for i in range(config.evaluation.heldout_steps):
+            step = generator.step(history, beliefs[0], beliefs[1], int(rng.integers(0, 2**63)))
+            if history:
+                rows.append(step.rows)
+                targets.append(step.targets)
+            if step.next_terminal:
+                history, beliefs = [], (prior, prior)
+            else:
+                history, beliefs = list(step.next_history), step.next_beliefs
+            if progress is not None:
+                progress(i + 1)
+        q, h = int(game.query_size), int(game.num_hands)
+        return cls(np.concatenate(rows) if rows else np.zeros((0, q), np.float32),
+                   np.concatenate(targets) if targets else np.zeros((0, h), np.float32))
+
+    def error(self, predict: Callable[[np.ndarray], np.ndarray]) -> dict[str, float]:
+        """Net error against the exact values: mean |error|, mean over PBSs of the max over
+        hands (the delta of the safe-search bound, on average) and the largest error."""
+        if len(self.rows) == 0:
+            return {}
+        err = np.abs(predict(self.rows).astype(np.float64) - self.targets)
+        return {"heldout_mae": float(err.mean()), "heldout_delta_mean": float(err.max(axis=1).mean()),
+                "heldout_delta_max": float(err.max())}
+
+
+def search_exploitability(game: _core.Game, net: _core.ValueNet, config: TrainConfig,
+                          progress: Optional[Callable[[int], None]] = None) -> dict[str, Any]:
+    """Exact exploitability of mode (b) with ``net`` (N = evaluation.repeats sampled policies)."""
+    s, e = config.search, config.evaluation
+    start = time.perf_counter()
+    search = _core.TestTimeSearch(game, net, s.solver, s.depth, s.iterations)
+    result = search.evaluate_sampled(e.repeats, threads=e.threads, seed=e.seed, progress=progress)
+    return {
+        "exploitability": float(result["exploitability"][-1]),
+        "br_values": [float(v) for v in result["br_values"][-1]],
+        "by_num_policies": {int(n): float(x) for n, x in zip(result["num_policies"], result["exploitability"])},
+        "seconds": time.perf_counter() - start,
+    }

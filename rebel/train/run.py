@@ -1,0 +1,349 @@
+"""ReBeL training: self-play loops, replay buffer and trainer in lockstep, with evaluation,
+checkpoints and resume (what ``rebel train`` runs).
+
+Schedule. Let G = trainer.epoch_examples / trainer.train_ratio (the examples generated per
+epoch). Epoch e trains on the first (e + 1) G examples of the stream while the self-play
+threads generate the next G with the weights of epoch e - 1; then the threads wait, the new
+weights are swapped into their native net, and the run evaluates and checkpoints if due.
+So the trainer never uses data more than ``train_ratio`` times faster than it is generated,
+generation never stops for long, and with one self-play thread the whole run is a
+deterministic function of the configuration (resuming from a checkpoint continues it
+exactly). With several threads the order in which their examples enter the buffer depends
+on timing, so runs agree only statistically.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import numpy as np
+import torch
+
+from rebel import _core
+from rebel.model import ValueMLP, to_native, update_native
+from rebel.solve import solve
+from rebel.train.checkpoint import load_checkpoint, save_checkpoint
+from rebel.train.config import TrainConfig, game_of
+from rebel.train.evaluation import HeldOutSet, check_evaluable, search_exploitability
+from rebel.train.replay import ReplayBuffer
+from rebel.train.rundir import RunDirectory
+from rebel.train.selfplay import GenerationPool, SelfPlayLoop
+from rebel.train.trainer import Trainer
+from rebel.weights_io import export_weights
+
+log = logging.getLogger("rebel.train")
+
+__all__ = ["Training", "TrainingInterrupted", "examples_per_epoch"]
+
+
+class TrainingInterrupted(Exception):
+    """Ctrl-C: the run stopped cleanly after saving a checkpoint."""
+
+
+def examples_per_epoch(config: TrainConfig) -> int:
+    """G: examples generated per epoch (even, as every self-play step adds two)."""
+    g = math.ceil(config.trainer.epoch_examples / config.trainer.train_ratio)
+    return max(2, g + (g % 2))
+
+
+def _seed_sequence(seed: int, stream: int) -> np.random.SeedSequence:
+    return np.random.SeedSequence([seed, stream])
+
+
+@dataclass
+class Snapshot:
+    """Everything a checkpoint holds, captured at an epoch boundary."""
+
+    epoch: int
+    generated: int
+    trained: int
+    elapsed: float
+    trainer: dict[str, Any]
+    loops: list[dict[str, Any]]
+    sampler_rng: dict[str, Any]
+    torch_rng: torch.Tensor
+    references: dict[str, Any] = field(default_factory=dict)
+    last_evaluation: Optional[dict[str, Any]] = None
+
+
+class Training:
+    """One training run in a run directory; :meth:`run` trains until the configured end."""
+
+    def __init__(self, config: TrainConfig, run_dir: RunDirectory, show_progress: Optional[bool] = None) -> None:
+        self.config = config
+        self.run_dir = run_dir
+        self.game = game_of(config)
+        e = config.evaluation
+        self.evaluates = e.every > 0 or e.final or e.references or e.heldout_steps > 0
+        if self.evaluates:
+            check_evaluable(self.game)
+        self.progress = (sys.stderr.isatty() if show_progress is None else show_progress) and config.run.progress
+        torch.set_num_threads(config.trainer.torch_threads)
+        seed = config.selfplay.seed
+        torch.manual_seed(seed)
+        model = ValueMLP.for_game(self.game, hidden=config.model.hidden, layers=config.model.layers)
+        self.trainer = Trainer(model, config.trainer)
+        self.native = to_native(self.trainer.model, self.game)
+        self.G = examples_per_epoch(config)
+        self.buffer = ReplayBuffer(config.replay.capacity, int(self.game.query_size), int(self.game.num_hands),
+                                   lookahead=self.G + 2)
+        s = config.search
+        generator = _core.SelfPlayGenerator(self.game, self.native, solver=s.solver, depth=s.depth,
+                                            iterations=s.iterations, epsilon=s.epsilon,
+                                            sampling=s.iteration_sampling)
+        self.loops = [SelfPlayLoop(self.game, generator, _seed_sequence(seed, i)) for i in range(config.selfplay.threads)]
+        self.sampler_rng = np.random.Generator(np.random.PCG64(_seed_sequence(seed, 1 << 20)))
+        self.generated = 0
+        self.trained = 0
+        self.elapsed_before = 0.0
+        self.references: dict[str, Any] = {}
+        self.last_evaluation: Optional[dict[str, Any]] = None
+        self.heldout: Optional[HeldOutSet] = None
+        self.snapshot: Optional[Snapshot] = None
+        self.checkpointed_epoch = -1
+
+    # ------------------------------------------------------------------ state
+    def _capture(self, elapsed: float) -> Snapshot:
+        return Snapshot(epoch=self.trainer.epoch, generated=self.generated, trained=self.trained, elapsed=elapsed,
+                        trainer=self.trainer.state(), loops=[loop.state() for loop in self.loops],
+                        sampler_rng=self.sampler_rng.bit_generator.state, torch_rng=torch.get_rng_state(),
+                        references=dict(self.references), last_evaluation=self.last_evaluation)
+
+    def _save(self, snap: Snapshot) -> None:
+        save_checkpoint(self.run_dir.file(RunDirectory.CHECKPOINT), {
+            "epoch": snap.epoch, "generated": snap.generated, "trained": snap.trained, "elapsed": snap.elapsed,
+            "trainer": {"model": snap.trainer["model"], "optimizer": snap.trainer["optimizer"],
+                        "epoch": snap.trainer["epoch"]},
+            "replay": self.buffer.state(upto=snap.generated),
+            "loops": snap.loops, "sampler_rng": snap.sampler_rng, "torch_rng": snap.torch_rng,
+            "references": snap.references, "last_evaluation": snap.last_evaluation,
+        })
+        self.checkpointed_epoch = snap.epoch
+        log.info("checkpoint: epoch %d, %d examples generated -> %s", snap.epoch, snap.generated,
+                 self.run_dir.file(RunDirectory.CHECKPOINT))
+
+    def restore(self) -> None:
+        """Loads the run directory's checkpoint (CheckpointError if unusable)."""
+        state = load_checkpoint(self.run_dir.file(RunDirectory.CHECKPOINT))
+        try:
+            self.trainer.load_state(state["trainer"])
+            self.buffer.load_state(state["replay"])
+            if len(state["loops"]) != len(self.loops):
+                raise ValueError(f"the checkpoint has {len(state['loops'])} self-play loops, the config {len(self.loops)}")
+            for loop, loop_state in zip(self.loops, state["loops"]):
+                loop.load_state(loop_state)
+            self.sampler_rng.bit_generator.state = state["sampler_rng"]
+            torch.set_rng_state(torch.from_numpy(np.asarray(state["torch_rng"])) if isinstance(state["torch_rng"], np.ndarray)
+                                else state["torch_rng"])
+            self.generated, self.trained = int(state["generated"]), int(state["trained"])
+            self.elapsed_before = float(state["elapsed"])
+            self.references = dict(state.get("references") or {})
+            self.last_evaluation = state.get("last_evaluation")
+        except (KeyError, ValueError, TypeError, RuntimeError) as e:
+            from rebel.train.checkpoint import CheckpointError
+
+            raise CheckpointError(f"{self.run_dir.file(RunDirectory.CHECKPOINT)} does not fit this run: {e}") from None
+        if self.generated != (self.trainer.epoch + 1) * self.G and not (self.trainer.epoch == 0 and self.generated == 0):
+            from rebel.train.checkpoint import CheckpointError
+
+            raise CheckpointError(f"checkpoint counters do not fit the schedule (epoch {self.trainer.epoch}, "
+                                  f"{self.generated} examples generated, {self.G} per epoch)")
+        update_native(self.native, self.trainer.model)
+        self.checkpointed_epoch = self.trainer.epoch
+        self.run_dir.truncate_metrics(self.trainer.epoch)
+        log.info("resumed %s at epoch %d (%d examples generated, %.1f min of training so far)",
+                 self.run_dir.path, self.trainer.epoch, self.generated, self.elapsed_before / 60)
+
+    # ------------------------------------------------------------------ evaluation
+    def _prepare_evaluation(self) -> None:
+        e = self.config.evaluation
+        if e.heldout_steps > 0:
+            cached = self.run_dir.load_heldout()
+            if cached is not None:
+                self.heldout = HeldOutSet(*cached)
+            else:
+                start = time.perf_counter()
+                log.info("labelling the held-out set: %d self-play steps solved to the end of the game", e.heldout_steps)
+                with _Bar(self.progress, e.heldout_steps, "held-out set") as bar:
+                    self.heldout = HeldOutSet.generate(self.game, self.config, progress=bar.update_to)
+                self.run_dir.save_heldout(self.heldout.rows, self.heldout.targets)
+                log.info("held-out set: %d PBS rows in %.1f s", len(self.heldout.rows), time.perf_counter() - start)
+        if e.references and not self.references:
+            self.references = self._references()
+            self.run_dir.append_metrics({"kind": "references", **self.references})
+
+    def _references(self) -> dict[str, Any]:
+        s = self.config.search
+        full_solver = {"cfr": "lcfr", "fp": "lfp"}.get(s.solver, s.solver)
+        log.info("references: full-game %s and the zero net's search", full_solver)
+        full = solve(self.game, full_solver, s.iterations, progress=False)
+        with _Bar(self.progress, self.config.evaluation.repeats, "zero-net search") as bar:
+            zero = search_exploitability(self.game, _core.ZeroNet(self.game), self.config, progress=bar.update_to)
+        refs = {"full_game_solver": full_solver, "full_game_exploitability": full.exploitability,
+                "zero_net_exploitability": zero["exploitability"]}
+        log.info("references: full-game %s %.6f, zero net %.6f", full_solver, full.exploitability, zero["exploitability"])
+        return refs
+
+    def evaluate(self) -> dict[str, Any]:
+        """Held-out error and mode-(b) exploitability of the current weights."""
+        out: dict[str, Any] = {}
+        if self.heldout is not None:
+            out.update(self.heldout.error(self.trainer.predict))
+        with _Bar(self.progress, self.config.evaluation.repeats, f"evaluation, epoch {self.trainer.epoch}") as bar:
+            result = search_exploitability(self.game, to_native(self.trainer.model, self.game), self.config,
+                                           progress=bar.update_to)
+        out.update({"exploitability": result["exploitability"], "br_values": result["br_values"],
+                    "eval_seconds": result["seconds"]})
+        log.info("evaluation at epoch %d: exploitability %.6f (N = %d)%s", self.trainer.epoch, result["exploitability"],
+                 self.config.evaluation.repeats,
+                 f", held-out mean max error {out['heldout_delta_mean']:.4f}" if "heldout_delta_mean" in out else "")
+        return out
+
+    # ------------------------------------------------------------------ main loop
+    def run(self) -> dict[str, Any]:
+        """Trains until ``run.epochs`` or ``run.max_minutes``; returns the final summary.
+
+        Ctrl-C stops the threads, saves the last epoch boundary and raises TrainingInterrupted.
+        """
+        cfg = self.config
+        session_start = time.perf_counter()
+        elapsed = lambda: self.elapsed_before + time.perf_counter() - session_start  # noqa: E731
+        self.run_dir.open_tensorboard(purge_step=self.trainer.epoch + 1 if self.trainer.epoch else None)
+        pool = GenerationPool(self.loops, self.buffer.add)
+        try:
+            if self.evaluates:
+                self._prepare_evaluation()
+            if self.trainer.epoch == 0 and cfg.evaluation.every > 0 and self.last_evaluation is None:
+                # The random-init net: the start of the learning curve.
+                self.last_evaluation = {"epoch": 0, **self.evaluate()}
+                self.run_dir.append_metrics({"epoch": 0, "wall_seconds": elapsed(), "examples_generated": 0,
+                                             "examples_trained": 0, **self.last_evaluation})
+            self.snapshot = self._capture(elapsed())
+            pool.start(self.generated)
+            with _Bar(self.progress, cfg.run.epochs, "training", initial=self.trainer.epoch, unit="epoch") as bar:
+                while self.trainer.epoch < cfg.run.epochs:
+                    if cfg.run.max_minutes is not None and elapsed() >= 60 * cfg.run.max_minutes:
+                        log.info("run.max_minutes=%g reached", cfg.run.max_minutes)
+                        break
+                    record = self._epoch(pool, elapsed)
+                    bar.advance(record)
+            pool.stop(cancel_running=False)
+            summary = self._finish(elapsed())
+        except KeyboardInterrupt:
+            pool.stop(cancel_running=True)
+            if self.snapshot is not None and self.snapshot.epoch > self.checkpointed_epoch:
+                self._save(self.snapshot)
+            raise TrainingInterrupted(f"stopped at epoch {self.checkpointed_epoch}; continue with "
+                                      f"`rebel train --resume {self.run_dir.path}`") from None
+        finally:
+            pool.stop(cancel_running=True)
+            self.run_dir.close()
+        return summary
+
+    def _epoch(self, pool: GenerationPool, elapsed: Any) -> dict[str, Any]:
+        cfg, G = self.config, self.G
+        e = self.trainer.epoch
+        stats_before = pool.stats()
+        t0 = time.perf_counter()
+        pool.allow((e + 2) * G)
+        upto = (e + 1) * G
+        pool.wait_generated(upto)
+        result = self.trainer.train_epoch(lambda n: self.buffer.sample(n, self.sampler_rng, upto=upto))
+        t_trained = time.perf_counter()
+        pool.wait_idle()
+        t_generated = time.perf_counter()
+        self.generated = (e + 2) * G
+        self.trained += result["examples_trained"]
+        update_native(self.native, self.trainer.model)
+        export_weights(self.trainer.model, self.run_dir.file(RunDirectory.WEIGHTS))
+        stats = pool.stats()
+        step_s = stats.step_seconds - stats_before.step_seconds
+        loop_s = stats.loop_seconds - stats_before.loop_seconds
+        record: dict[str, Any] = {
+            "epoch": self.trainer.epoch,
+            "wall_seconds": elapsed(),
+            "examples_generated": self.generated,
+            "examples_trained": self.trained,
+            "loss": result["loss"],
+            "lr": result["lr"],
+            "replay_size": self.buffer.size(self.generated),
+            "generation_rate": G / max(t_generated - t0, 1e-9),
+            "episodes": stats.episodes,
+            "train_seconds": t_trained - t0,
+            "loop_overhead": (loop_s - step_s) / step_s if step_s > 0 else 0.0,
+        }
+        due = cfg.evaluation.every > 0 and self.trainer.epoch % cfg.evaluation.every == 0
+        if due:
+            self.last_evaluation = {"epoch": self.trainer.epoch, **self.evaluate()}
+            record.update({k: v for k, v in self.last_evaluation.items() if k != "epoch"})
+        self.run_dir.append_metrics(record)
+        self.snapshot = self._capture(elapsed())
+        if self.trainer.epoch % cfg.run.checkpoint_every == 0 or self.trainer.epoch >= cfg.run.epochs:
+            self._save(self.snapshot)
+        return record
+
+    def _finish(self, elapsed: float) -> dict[str, Any]:
+        cfg = self.config
+        if cfg.evaluation.final and (self.last_evaluation is None or self.last_evaluation["epoch"] != self.trainer.epoch):
+            self.last_evaluation = {"epoch": self.trainer.epoch, **self.evaluate()}
+        if self.snapshot is not None:
+            self.snapshot.last_evaluation = self.last_evaluation
+            self.snapshot.elapsed = elapsed
+        if self.snapshot is not None and (self.snapshot.epoch > self.checkpointed_epoch or cfg.evaluation.final):
+            self._save(self.snapshot)
+        summary: dict[str, Any] = {"kind": "final", "epoch": self.trainer.epoch, "wall_seconds": elapsed,
+                                   "examples_generated": self.generated, "examples_trained": self.trained,
+                                   "run_dir": str(self.run_dir.path),
+                                   "weights": str(self.run_dir.file(RunDirectory.WEIGHTS))}
+        if self.last_evaluation is not None:
+            summary["evaluation"] = self.last_evaluation
+        summary["references"] = dict(self.references)
+        self.run_dir.append_metrics(summary)
+        return summary
+
+
+class _Bar:
+    """A tqdm bar on a terminal; plain log lines (at most every 30 s) otherwise."""
+
+    def __init__(self, enabled: bool, total: int, desc: str, initial: int = 0, unit: str = "it") -> None:
+        self.enabled, self.total, self.desc, self.unit = enabled, total, desc, unit
+        self.n = initial
+        self.bar: Any = None
+        self.last_log = time.perf_counter()
+        if enabled:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, desc=desc, initial=initial, unit=unit, file=sys.stderr, dynamic_ncols=True,
+                            leave=unit == "epoch")
+
+    def __enter__(self) -> "_Bar":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+    def update_to(self, done: int) -> None:
+        if self.bar is not None:
+            self.bar.update(done - self.bar.n)
+        elif time.perf_counter() - self.last_log >= 30.0:
+            self.last_log = time.perf_counter()
+            log.info("%s: %d / %d", self.desc, done, self.total)
+
+    def advance(self, record: dict[str, Any]) -> None:
+        self.n += 1
+        if self.bar is not None:
+            postfix = {"loss": f"{record['loss']:.4g}", "ex/s": f"{record['generation_rate']:.0f}"}
+            if "exploitability" in record:
+                postfix["expl"] = f"{record['exploitability']:.4f}"
+            self.bar.set_postfix(postfix, refresh=False)
+            self.bar.update(1)
+        else:
+            log.info("epoch %d/%d: loss %.5f, %.0f examples/s, %d generated, %.1f min%s", record["epoch"], self.total,
+                     record["loss"], record["generation_rate"], record["examples_generated"],
+                     record["wall_seconds"] / 60,
+                     f", exploitability {record['exploitability']:.5f}" if "exploitability" in record else "")

@@ -1,0 +1,97 @@
+"""The value-net trainer: the original ReBeL's loss, Adam, step learning-rate schedule.
+
+Loss per value x = prediction - target: x^2 for |x| <= 1 and 2|x| - 1 beyond (twice
+torch's smooth L1 with beta 1), averaged over hands and over the batch. Adam with the
+learning rate halved every ``lr_halving_epochs`` epochs, at most ``lr_max_halvings``
+times; gradients clipped to norm ``grad_clip``.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any, Callable
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from rebel.model import ValueMLP
+from rebel.train.config import TrainerSection
+
+__all__ = ["value_loss", "Trainer"]
+
+
+def value_loss(prediction: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Mean over hands and rows of x^2 (|x| <= 1) or 2|x| - 1 (|x| > 1), x = prediction - target."""
+    return 2.0 * F.smooth_l1_loss(prediction, target, beta=1.0)
+
+
+def resolve_device(name: str) -> torch.device:
+    """``cpu`` or a CUDA device; asking for CUDA where there is none is an error."""
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(f"trainer.device={name} but torch sees no CUDA device; use trainer.device=cpu")
+    return torch.device(name)
+
+
+class Trainer:
+    """Owns the torch model and its optimizer; trains one epoch at a time."""
+
+    def __init__(self, model: ValueMLP, settings: TrainerSection) -> None:
+        self.settings = settings
+        self.device = resolve_device(settings.device)
+        self.model = model.to(self.device)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=settings.lr)
+        self.epoch = 0  # epochs completed
+
+    def lr_at(self, epoch: int) -> float:
+        """Learning rate of epoch ``epoch`` (0-based)."""
+        s = self.settings
+        return s.lr * 0.5 ** min(s.lr_max_halvings, epoch // s.lr_halving_epochs)
+
+    def train_epoch(self, sample: Callable[[int], tuple[np.ndarray, np.ndarray]]) -> dict[str, float]:
+        """One epoch: ``epoch_examples / batch_size`` batches, each from ``sample(batch_size)``."""
+        s = self.settings
+        lr = self.lr_at(self.epoch)
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        self.model.train()
+        losses = []
+        batches = max(1, s.epoch_examples // s.batch_size)
+        for _ in range(batches):
+            rows, targets = sample(s.batch_size)
+            x = torch.from_numpy(rows).to(self.device)
+            y = torch.from_numpy(targets).to(self.device)
+            loss = value_loss(self.model(x), y)
+            self.optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(self.model.parameters(), s.grad_clip)
+            self.optimizer.step()
+            losses.append(loss.detach())
+        self.epoch += 1
+        return {"loss": float(torch.stack(losses).mean().item()), "lr": lr, "examples_trained": batches * s.batch_size}
+
+    @torch.no_grad()
+    def predict(self, rows: np.ndarray) -> np.ndarray:
+        """The model's values for query rows (float32 numpy in and out)."""
+        self.model.eval()
+        return self.model(torch.from_numpy(np.ascontiguousarray(rows, dtype=np.float32)).to(self.device)).cpu().numpy()
+
+    def state(self) -> dict[str, Any]:
+        """Model and optimizer state (deep copies on the CPU), and the epoch counter."""
+        model = {k: v.detach().to("cpu", copy=True) for k, v in self.model.state_dict().items()}
+        optimizer = _to_cpu(copy.deepcopy(self.optimizer.state_dict()))
+        return {"model": model, "optimizer": optimizer, "epoch": self.epoch}
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.epoch = int(state["epoch"])
+
+
+def _to_cpu(obj: Any) -> Any:
+    if isinstance(obj, torch.Tensor):
+        return obj.detach().cpu()
+    if isinstance(obj, dict):
+        return {k: _to_cpu(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_to_cpu(v) for v in obj]
+    return obj

@@ -1,0 +1,261 @@
+"""Training: replay buffer, loss and schedule, configs, a quick run that must learn, and
+stop / kill / resume with the single-thread run continuing exactly."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from rebel.train.checkpoint import CheckpointError, load_checkpoint
+from rebel.train.config import ConfigError, load_train_config, valid_keys
+from rebel.train.replay import ReplayBuffer
+from rebel.train.trainer import Trainer, value_loss
+from rebel.model import ValueMLP
+from tests.conftest import REPO_ROOT, run_cli
+
+# A tiny 1x3f run: a few seconds per epoch on one core.
+TINY = ["game.num_dice=1", "game.num_faces=3", "search.iterations=128", "replay.capacity=20000",
+        "trainer.epoch_examples=2560", "trainer.batch_size=256", "trainer.lr=1e-3",
+        "evaluation.repeats=64", "evaluation.heldout_steps=128", "evaluation.threads=1"]
+TIMING_KEYS = {"wall_seconds", "generation_rate", "train_seconds", "loop_overhead", "eval_seconds"}
+
+
+def metrics(run_dir: Path) -> list[dict]:
+    return [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+
+
+def epochs_of(records: list[dict]) -> dict[int, dict]:
+    return {r["epoch"]: {k: v for k, v in r.items() if k not in TIMING_KEYS}
+            for r in records if "epoch" in r and r.get("kind") is None}
+
+
+# ----------------------------------------------------------------------------- units
+
+
+def test_replay_buffer_is_fifo_with_uniform_sampling():
+    buf = ReplayBuffer(capacity=100, row_size=2, target_size=1, lookahead=10)
+    for i in range(0, 250, 2):
+        buf.add(np.array([[i, 0], [i + 1, 0]], np.float32), np.array([[i], [i + 1]], np.float32))
+    assert buf.added == 250 and buf.size() == 100
+    rows, targets = buf.sample(20000, np.random.default_rng(0))
+    assert rows[:, 0].min() == 150 and rows[:, 0].max() == 249  # only the last `capacity`
+    np.testing.assert_array_equal(rows[:, 0], targets[:, 0])
+    counts = np.bincount(rows[:, 0].astype(int) - 150, minlength=100)
+    assert counts.min() > 120 and counts.max() < 290  # uniform: 200 each on average
+    # A prefix of the stream: the last `capacity` of the first 240 examples (the ring keeps
+    # `lookahead` = 10 slots for examples generated ahead of the trainer).
+    rows, _ = buf.sample(5000, np.random.default_rng(1), upto=240)
+    assert rows[:, 0].min() == 140 and rows[:, 0].max() == 239
+    with pytest.raises(ValueError, match="overwritten"):
+        buf.sample(10, np.random.default_rng(1), upto=239)
+
+
+def test_replay_buffer_state_round_trip_and_thread_safe_adds():
+    buf = ReplayBuffer(capacity=1000, row_size=3, target_size=2, lookahead=0)
+
+    def add(k):
+        for i in range(100):
+            buf.add(np.full((2, 3), k, np.float32), np.full((2, 2), k, np.float32))
+
+    threads = [threading.Thread(target=add, args=(k,)) for k in range(4)]
+    [t.start() for t in threads]
+    [t.join() for t in threads]
+    assert buf.added == 800
+    state = buf.state()
+    for k in range(4):  # every add stayed whole: rows and targets of one add agree
+        assert (state["rows"][:, 0] == k).sum() == 200
+    np.testing.assert_array_equal(state["rows"][:, 0], state["targets"][:, 1])
+    other = ReplayBuffer(capacity=1000, row_size=3, target_size=2)
+    other.load_state(state)
+    np.testing.assert_array_equal(other.state()["rows"], state["rows"])
+    with pytest.raises(ValueError, match="do not fit"):
+        buf.add(np.zeros((2, 4), np.float32), np.zeros((2, 2), np.float32))
+    with pytest.raises(ValueError, match="does not fit"):
+        ReplayBuffer(capacity=1000, row_size=4, target_size=2).load_state(state)
+
+
+def test_value_loss_is_the_originals():
+    pred = torch.tensor([[0.0, 0.5, 3.0, -2.0]])
+    target = torch.zeros(1, 4)
+    # x^2 for |x| <= 1, 2|x| - 1 beyond; mean over hands.
+    assert value_loss(pred, target).item() == pytest.approx((0 + 0.25 + 5 + 3) / 4)
+
+
+def test_learning_rate_halves_every_400_epochs_at_most_twice():
+    config = load_train_config()
+    trainer = Trainer(ValueMLP(4, 2, hidden=8), config.trainer)
+    assert [trainer.lr_at(e) for e in (0, 399, 400, 799, 800, 5000)] == \
+        [3e-4, 3e-4, 1.5e-4, 1.5e-4, 7.5e-5, 7.5e-5]
+
+
+@pytest.mark.parametrize("path", sorted((REPO_ROOT / "configs").glob("*.yaml")), ids=lambda p: p.stem)
+def test_every_shipped_config_loads(path):
+    if path.stem == "solve":
+        pytest.skip("rebel solve's config")
+    config = load_train_config(str(path))
+    assert config.search.depth >= 1
+
+
+def test_paper_settings_are_the_defaults():
+    c = load_train_config(str(REPO_ROOT / "configs" / "liars_dice_1x4f.yaml"))
+    assert (c.search.solver, c.search.depth, c.search.iterations, c.search.epsilon) == ("lcfr", 2, 1024, 0.25)
+    assert (c.trainer.lr, c.trainer.batch_size, c.trainer.epoch_examples, c.trainer.grad_clip,
+            c.trainer.train_ratio) == (3e-4, 512, 25600, 5.0, 4.0)
+    assert (c.model.hidden, c.model.layers, c.replay.capacity, c.evaluation.repeats) == (256, 2, 2_000_000, 1024)
+
+
+@pytest.mark.parametrize("override, message", [
+    ("trainer.lrr=1", "unknown config key 'trainer.lrr'"),
+    ("trainer.lr=abc", "trainer.lr"),
+    ("search.depth=0", "search.depth must be >= 1"),
+    ("search.solver=xyz", "search.solver"),
+    ("run.name=a/b", "run.name"),
+    ("game.num_dice=0", "num_dice"),
+    ("oops", "section.key=value"),
+])
+def test_config_mistakes_are_named(override, message):
+    with pytest.raises(ConfigError, match=message):
+        load_train_config(None, [override])
+
+
+def test_unknown_key_error_lists_the_valid_keys():
+    with pytest.raises(ConfigError) as e:
+        load_train_config(None, ["selfplay.thread=3"])
+    assert "selfplay.threads" in str(e.value) and "trainer.lr" in str(e.value)
+    assert "trainer.lr" in valid_keys()
+
+
+# ----------------------------------------------------------------------------- runs
+
+
+def test_quick_training_learns(tmp_path):
+    """A one-minute run: the trained net's search is far less exploitable than the random
+    net's, and the net's error on the oracle-labelled held-out set falls."""
+    r = run_cli("train", "quick", *TINY, "run.epochs=16", "evaluation.every=8", f"run.dir={tmp_path}",
+                "run.name=q", "--json", timeout=300)
+    assert r.returncode == 0, r.stderr
+    summary = json.loads(r.stdout)
+    records = epochs_of(metrics(tmp_path / "q"))
+    start, end = records[0], records[16]
+    assert start["exploitability"] > 0.2                       # random init
+    assert end["exploitability"] < 0.25 * start["exploitability"]
+    assert end["exploitability"] < 0.05
+    assert end["heldout_mae"] < 0.5 * start["heldout_mae"]
+    assert summary["evaluation"]["exploitability"] == end["exploitability"]
+    refs = summary["references"]
+    assert refs["zero_net_exploitability"] > 0.3 and refs["full_game_exploitability"] < 0.01
+    assert (tmp_path / "q" / "config.yaml").is_file() and (tmp_path / "q" / "tb").is_dir()
+    # The exported net works directly with `rebel eval`.
+    ev = run_cli("eval", "--dice", "1", "--faces", "3", "--net", str(tmp_path / "q" / "weights.bin"),
+                 "--iters", "128", "--repeats", "64", "--threads", "1", "--no-mode-a", "--json")
+    assert ev.returncode == 0, ev.stderr
+    assert json.loads(ev.stdout)["mode_b"][-1]["exploitability"] == pytest.approx(end["exploitability"], abs=1e-12)
+
+
+def _train_process(args: list[str]) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
+    return subprocess.Popen([sys.executable, "-m", "rebel", "train", *args], cwd=REPO_ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for_epoch(run_dir: Path, epoch: int, proc: subprocess.Popen, timeout: float = 240) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if (run_dir / "metrics.jsonl").is_file() and any(r.get("epoch", -1) >= epoch for r in metrics(run_dir)):
+            return
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    raise AssertionError(f"epoch {epoch} not reached")
+
+
+DETERMINISTIC = TINY + ["selfplay.threads=1", "trainer.torch_threads=1", "run.epochs=6", "run.checkpoint_every=1",
+                        "evaluation.every=3", "evaluation.final=false", "evaluation.references=false"]
+
+
+def test_killed_run_resumes_exactly_like_an_uninterrupted_run(tmp_path):
+    full = run_cli("train", "quick", *DETERMINISTIC, f"run.dir={tmp_path}", "run.name=full", "--json", timeout=300)
+    assert full.returncode == 0, full.stderr
+    reference = epochs_of(metrics(tmp_path / "full"))
+
+    proc = _train_process(["quick", *DETERMINISTIC, f"run.dir={tmp_path}", "run.name=killed"])
+    _wait_for_epoch(tmp_path / "killed", 3, proc)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate()
+    state = load_checkpoint(tmp_path / "killed" / "checkpoint.pt")  # never half-written
+    assert 1 <= state["epoch"] < 6
+    assert not [p for p in (tmp_path / "killed").iterdir() if p.name.endswith(".tmp")]
+
+    resumed = run_cli("train", "--resume", str(tmp_path / "killed"), "--json", timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    after = epochs_of(metrics(tmp_path / "killed"))
+    assert sorted(after) == sorted(reference) == list(range(7))
+    for epoch in range(7):
+        assert after[epoch] == reference[epoch], epoch  # losses, counts, exploitability, errors: exact
+    a = (tmp_path / "full" / "weights.bin").read_bytes()
+    assert a == (tmp_path / "killed" / "weights.bin").read_bytes()
+
+
+def test_ctrl_c_saves_a_checkpoint_and_the_run_resumes(tmp_path):
+    args = ["quick", *TINY, "run.epochs=400", "run.checkpoint_every=1000", "evaluation.every=0",
+            "evaluation.final=false", "evaluation.references=false", "evaluation.heldout_steps=0",
+            f"run.dir={tmp_path}", "run.name=c"]
+    proc = _train_process(args)
+    _wait_for_epoch(tmp_path / "c", 2, proc)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "--resume" in err and "Traceback" not in err
+    epoch = load_checkpoint(tmp_path / "c" / "checkpoint.pt")["epoch"]
+    assert epoch >= 2
+    r = run_cli("train", "--resume", str(tmp_path / "c"), f"run.epochs={epoch + 1}", "--json", timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["epoch"] == epoch + 1
+
+
+# ----------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("args, message", [
+    (["quick", "trainer.lrr=1"], "unknown config key 'trainer.lrr'"),
+    (["quick", "trainer.batch_size=big"], "trainer.batch_size"),
+    (["no_such_config"], "not found"),
+    (["quick", "game.num_dice=2", "game.num_faces=6"], "too large for the evaluation"),
+    (["--resume", "/nonexistent/run"], "not a directory"),
+    ([], "CONFIG"),
+])
+def test_bad_train_invocations_exit_2_without_traceback(args, message, tmp_path):
+    r = run_cli("train", *args, f"run.dir={tmp_path}" if args and not args[0].startswith("--") else "run.epochs=1")
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert message in r.stderr and "Traceback" not in r.stderr
+
+
+def test_resume_refuses_non_runs_corrupt_checkpoints_and_run_changes(tmp_path):
+    (tmp_path / "empty").mkdir()
+    r = run_cli("train", "--resume", str(tmp_path / "empty"))
+    assert r.returncode == 2 and "not a training run" in r.stderr
+    ok = run_cli("train", "quick", *TINY, "run.epochs=1", "evaluation.every=0", "evaluation.final=false",
+                 "evaluation.references=false", "evaluation.heldout_steps=0", f"run.dir={tmp_path}", "run.name=r",
+                 "--json", timeout=300)
+    assert ok.returncode == 0, ok.stderr
+    again = run_cli("train", "quick", f"run.dir={tmp_path}", "run.name=r")
+    assert again.returncode == 2 and "already holds a run" in again.stderr
+    change = run_cli("train", "--resume", str(tmp_path / "r"), "trainer.lr=1")
+    assert change.returncode == 2 and "run.epochs" in change.stderr
+    ckpt = tmp_path / "r" / "checkpoint.pt"
+    good = ckpt.read_bytes()
+    for corrupt in (good[: len(good) // 2], b"not a checkpoint", good[:100] + bytes(100) + good[200:]):
+        ckpt.write_bytes(corrupt)
+        r = run_cli("train", "--resume", str(tmp_path / "r"), "run.epochs=2")
+        assert r.returncode == 2, r.stderr
+        assert "checkpoint" in r.stderr and "Traceback" not in r.stderr
+    with pytest.raises(CheckpointError):
+        load_checkpoint(ckpt)

@@ -43,18 +43,7 @@ SelfPlayGenerator::SelfPlayGenerator(GamePtr game, SelfPlayParams params, ValueN
 }
 
 int SelfPlayGenerator::sample_iteration(double u) const {
-  const int m_count = (params_.iterations + 1) / 2;  // even half-steps 0, 2, ..., < T
-  if (params_.sampling == IterationSampling::kUniform) {
-    const int m = static_cast<int>(u * m_count);
-    return 2 * (m < m_count ? m : m_count - 1);
-  }
-  const double target = u * 0.5 * m_count * (m_count + 1.0);  // weights m + 1
-  double cumulative = 0.0;
-  for (int m = 0; m < m_count; ++m) {
-    cumulative += m + 1.0;
-    if (target < cumulative) return 2 * m;
-  }
-  return 2 * (m_count - 1);
+  return sample_even_iteration(params_.iterations, u, params_.sampling == IterationSampling::kLinear);
 }
 
 std::shared_ptr<const PublicTree> SelfPlayGenerator::subgame(const History& history) const {

@@ -56,11 +56,13 @@ int TestTimeSearch::num_search_roots() const {
   return count;
 }
 
-int TestTimeSearch::sample_iteration(double u) const {
-  // Even iterations i = 2m < T with weight m + 1: cumulative weight (m+1)(m+2)/2.
-  const int m_count = (params_.iterations + 1) / 2;
-  const double total = 0.5 * m_count * (m_count + 1.0);
-  const double target = u * total;
+int sample_even_iteration(int iterations, double u, bool linear) {
+  const int m_count = (iterations + 1) / 2;  // even half-steps 0, 2, ..., < T
+  if (!linear) {
+    const int m = static_cast<int>(u * m_count);
+    return 2 * (m < m_count ? m : m_count - 1);
+  }
+  const double target = u * 0.5 * m_count * (m_count + 1.0);  // weights m + 1
   double cumulative = 0.0;
   for (int m = 0; m < m_count; ++m) {
     cumulative += m + 1.0;
@@ -68,6 +70,8 @@ int TestTimeSearch::sample_iteration(double u) const {
   }
   return 2 * (m_count - 1);
 }
+
+int TestTimeSearch::sample_iteration(double u) const { return sample_even_iteration(params_.iterations, u); }
 
 template <class Rng>
 void TestTimeSearch::search(int full_node, const Beliefs& beliefs, SearchMode mode, Rng* rng,

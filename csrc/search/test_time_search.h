@@ -98,6 +98,11 @@ SampledEvaluation evaluate_sampled(const TestTimeSearch& search, int num_policie
                                    uint64_t seed, const CancelFlag* cancel = nullptr,
                                    std::atomic<long>* progress = nullptr);
 
+// The half-step count at which a search stops, from uniform01 in [0, 1): an even i < T
+// (after i half-steps each player has made i/2 updates), with weight i/2 + 1 (`linear`,
+// the paper's) or uniformly.
+int sample_even_iteration(int iterations, double uniform01, bool linear = true);
+
 // Deterministic 64-bit mixing (splitmix64), used to derive per-sample seeds.
 uint64_t mix_seed(uint64_t seed, uint64_t index);
 

@@ -72,13 +72,20 @@ class HeldOutSet:
                    np.concatenate(targets) if targets else np.zeros((0, h), np.float32))
 
     def error(self, predict: Callable[[np.ndarray], np.ndarray]) -> dict[str, float]:
-        """Net error against the exact values: mean |error|, mean over PBSs of the max over
-        hands (the delta of the safe-search bound, on average) and the largest error."""
+        """Net error against the exact values: mean |error| over hands, the same weighted by
+        the queried player's beliefs (hands it cannot hold do not matter for play), the mean
+        over PBSs of the max over hands (the delta of the safe-search bound, on average) and
+        the largest error."""
         if len(self.rows) == 0:
             return {}
         err = np.abs(predict(self.rows).astype(np.float64) - self.targets)
-        return {"heldout_mae": float(err.mean()), "heldout_delta_mean": float(err.max(axis=1).mean()),
-                "heldout_delta_max": float(err.max())}
+        H = self.targets.shape[1]
+        queried = self.rows[:, 1].astype(int)
+        first = self.rows.shape[1] - 2 * H  # beliefs of player 0, then of player 1
+        own = np.where(queried[:, None] == 0, self.rows[:, first:first + H], self.rows[:, first + H:]).astype(np.float64)
+        own /= own.sum(axis=1, keepdims=True)
+        return {"heldout_mae": float(err.mean()), "heldout_weighted_mae": float((own * err).sum(axis=1).mean()),
+                "heldout_delta_mean": float(err.max(axis=1).mean()), "heldout_delta_max": float(err.max())}
 
 
 def search_exploitability(game: _core.Game, net: _core.ValueNet, config: TrainConfig,

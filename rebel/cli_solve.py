@@ -16,7 +16,6 @@ from typing import Any
 
 from rebel import _core
 from rebel.cli_common import UsageError, finite_float, non_negative_int, print_json
-from rebel.games import game_from_config
 from rebel.policy_io import save_policy
 from rebel.solve import SOLVER_HELP, SOLVERS, SolveResult, check_iterations, solve
 from rebel.solve_config import ConfigError, SolveConfig, load_solve_config
@@ -108,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as e:
         raise UsageError(str(e)) from None
     _check(cfg)
-    game = game_from_config(cfg.game)
+    game = cfg.game.make()
     try:
         tree = _core.build_tree(game)  # refuses games too large for memory, before allocating
     except ValueError as e:

@@ -94,14 +94,14 @@ def test_config_file_matches_builtin_defaults():
 def test_config_layers(tmp_path):
     cfg = load_solve_config(str(REPO_ROOT / "configs" / "solve.yaml"), ["solver.iterations=32", "game.num_faces=5"],
                             {"solver": {"name": "cfr+"}})
-    assert cfg.game == {"name": "liars_dice", "num_dice": 1, "num_faces": 5}
+    assert cfg.game.as_dict() == {"name": "liars_dice", "num_dice": 1, "num_faces": 5}
     assert (cfg.solver.name, cfg.solver.iterations) == ("cfr+", 32)
     # Switching games starts from the new game's defaults.
-    assert load_solve_config(None, ["game.name=kuhn"]).game == {"name": "kuhn"}
+    assert load_solve_config(None, ["game.name=kuhn"]).game.as_dict() == {"name": "kuhn"}
     path = tmp_path / "c.yaml"
     path.write_text("game: {name: kuhn}\nsolver: {name: dcfr, dcfr_alpha: 2}\n")
     cfg = load_solve_config(str(path), [], {"game": {"name": "liars_dice", "num_dice": 2, "num_faces": 3}})
-    assert cfg.game == {"name": "liars_dice", "num_dice": 2, "num_faces": 3}
+    assert cfg.game.as_dict() == {"name": "liars_dice", "num_dice": 2, "num_faces": 3}
     assert cfg.solver.dcfr_alpha == 2.0 and cfg.solver.iterations == 1024
 
 

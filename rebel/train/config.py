@@ -1,37 +1,25 @@
-"""Configuration of ``rebel train``: an omegaconf structured config (typed dataclasses).
+"""Configuration of ``rebel train``: typed sections merged by :mod:`rebel.config`.
 
 Precedence: the defaults below < a YAML file (``configs/*.yaml``) < dotted ``key=value``
-overrides. Omegaconf itself rejects unknown keys and values of the wrong type; this module
-turns its exceptions into a :class:`ConfigError` that names the key and lists the valid
-ones, and then checks the ranges omegaconf cannot express.
+overrides. Unknown keys and wrong types are refused by omegaconf (reported with the valid
+keys); :func:`check` then checks the ranges and choices the types cannot express.
 """
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
-from omegaconf import DictConfig, OmegaConf
-from omegaconf.errors import ConfigKeyError, OmegaConfBaseException
+from omegaconf import OmegaConf
 
-from rebel.games import Game, game_from_config
+from rebel import config as shared
+from rebel.config import ConfigError, GameSection
+from rebel.games import Game
 
-__all__ = ["ConfigError", "TrainConfig", "load_train_config", "valid_keys", "game_of", "to_yaml"]
+__all__ = ["ConfigError", "TrainConfig", "load_train_config", "valid_keys", "game_of", "to_yaml", "from_yaml_text"]
 
 SEARCH_SOLVERS = ("lcfr", "lfp", "cfr", "fp", "cfr+", "dcfr")
-
-
-class ConfigError(ValueError):
-    """A configuration problem the user can fix (unknown key, wrong type, bad value)."""
-
-
-@dataclass
-class GameSection:
-    name: str = "liars_dice"
-    num_dice: Optional[int] = None   # Liar's Dice only (null: the game's default, 1)
-    num_faces: Optional[int] = None  # Liar's Dice only (null: the game's default, 4)
 
 
 @dataclass
@@ -109,63 +97,24 @@ class TrainConfig:
 
 def valid_keys() -> list[str]:
     """Every dotted key of :class:`TrainConfig`, e.g. ``trainer.lr``."""
-    schema = OmegaConf.structured(TrainConfig)
-    return [f"{section}.{key}" for section in schema for key in schema[section]]
-
-
-def _describe(e: OmegaConfBaseException) -> str:
-    key = getattr(e, "full_key", None)
-    first = str(e).splitlines()[0]
-    if isinstance(e, ConfigKeyError) or "not in struct" in first or "Key '" in first and "not" in first:
-        return f"unknown config key {key or first!r}; valid keys: {', '.join(valid_keys())}"
-    return f"bad value for {key!r}: {first}" if key else first
-
-
-def _load_yaml(path: str) -> DictConfig:
-    p = Path(path)
-    if not p.is_file():
-        raise ConfigError(f"config file {path!r} not found")
-    try:
-        layer = OmegaConf.load(p)
-    except Exception as e:  # yaml errors derive from neither ValueError nor OSError
-        raise ConfigError(f"config file {path!r} is not valid YAML: {e}") from None
-    if not isinstance(layer, DictConfig):
-        raise ConfigError(f"config file {path!r} must hold a mapping of sections")
-    return layer
+    return shared.valid_keys(TrainConfig)
 
 
 def load_train_config(config_file: Optional[str] = None, overrides: Sequence[str] = ()) -> TrainConfig:
     """Resolves the defaults < ``config_file`` < ``overrides`` (``section.key=value``)."""
-    cfg = OmegaConf.structured(TrainConfig)
-    layers: list[tuple[str, Any]] = []
+    layers = []
     if config_file:
-        layers.append((f"config file {config_file!r}", _load_yaml(config_file)))
-    for item in overrides:
-        key = item.split("=", 1)[0]
-        if "=" not in item or key.count(".") != 1 or not all(key.split(".")):
-            raise ConfigError(f"override {item!r} must look like section.key=value, e.g. trainer.lr=1e-3")
+        layers.append((f"config file {config_file!r}", shared.yaml_layer(config_file)))
     if overrides:
-        try:
-            layers.append(("overrides", OmegaConf.from_dotlist(list(overrides))))
-        except Exception as e:
-            raise ConfigError(f"cannot parse overrides {list(overrides)}: {e}") from None
-    for where, layer in layers:
-        try:
-            cfg = OmegaConf.merge(cfg, layer)
-        except OmegaConfBaseException as e:
-            raise ConfigError(f"{where}: {_describe(e)}") from None
-    config: TrainConfig = OmegaConf.to_object(cfg)  # type: ignore[assignment]
+        layers.append(("overrides", shared.dotlist_layer(overrides, "trainer.lr=1e-3")))
+    config = shared.merge_layers(TrainConfig, layers)
     check(config)
     return config
 
 
 def game_of(config: TrainConfig) -> Game:
     """The game of ``config`` (ConfigError if it does not exist or has bad parameters)."""
-    params = {k: v for k, v in (("num_dice", config.game.num_dice), ("num_faces", config.game.num_faces)) if v is not None}
-    try:
-        return game_from_config({"name": config.game.name, **params})
-    except (TypeError, ValueError) as e:
-        raise ConfigError(f"game: {e}") from None
+    return config.game.make()
 
 
 def check(config: TrainConfig) -> None:
@@ -213,17 +162,15 @@ def check(config: TrainConfig) -> None:
 
 def to_yaml(config: TrainConfig) -> str:
     """The resolved configuration as YAML text."""
-    return OmegaConf.to_yaml(OmegaConf.structured(config))
+    return shared.to_yaml(config)
 
 
 def from_yaml_text(text: str) -> TrainConfig:
-    """Parses a resolved configuration saved by :func:`to_yaml` (checked like any other)."""
+    """Parses a configuration saved by :func:`to_yaml` (checked like any other)."""
     try:
-        cfg = OmegaConf.merge(OmegaConf.structured(TrainConfig), OmegaConf.create(text))
-    except OmegaConfBaseException as e:
-        raise ConfigError(_describe(e)) from None
+        layer = OmegaConf.create(text)
     except Exception as e:
         raise ConfigError(f"not a valid configuration: {e}") from None
-    config: TrainConfig = OmegaConf.to_object(cfg)  # type: ignore[assignment]
+    config = shared.merge_layers(TrainConfig, [("saved configuration", layer)])
     check(config)
     return config

@@ -1,0 +1,123 @@
+"""The configuration mechanism shared by ``rebel solve`` and ``rebel train``.
+
+A command's configuration is a tree of dataclasses (an omegaconf *structured config*).
+Layers are merged onto its defaults in order: a YAML file, dotted ``section.key=value``
+overrides, then command-line flags. Omegaconf itself rejects unknown keys and values that
+do not convert to the declared type; :func:`merge_layers` turns its exceptions into a
+:class:`ConfigError` naming the key and the valid ones. A layer that changes ``game.name``
+starts from the new game's own defaults (``game.name=kuhn`` drops ``num_dice``).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional, TypeVar
+
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import ConfigKeyError, OmegaConfBaseException
+
+from rebel.games import Game, game_from_config, game_param_defaults
+
+__all__ = ["ConfigError", "GameSection", "yaml_layer", "dotlist_layer", "merge_layers", "valid_keys"]
+
+T = TypeVar("T")
+
+
+class ConfigError(ValueError):
+    """A configuration problem the user can fix (unknown key, wrong type, bad value)."""
+
+
+@dataclass
+class GameSection:
+    """``name`` plus the game's parameters; a parameter left null takes the game's default."""
+
+    name: str = "liars_dice"
+    num_dice: Optional[int] = None   # Liar's Dice: dice per player (default 1)
+    num_faces: Optional[int] = None  # Liar's Dice: faces per die (default 4)
+
+    def as_dict(self) -> dict[str, Any]:
+        """``{"name": ..., **params}`` with the game's defaults filled in (ConfigError if the
+        game is unknown or a parameter does not apply to it)."""
+        try:
+            defaults = game_param_defaults(self.name)
+        except ValueError as e:
+            raise ConfigError(f"game.name: {e}") from None
+        given = {k: v for k, v in (("num_dice", self.num_dice), ("num_faces", self.num_faces)) if v is not None}
+        unknown = [k for k in given if k not in defaults]
+        if unknown:
+            accepted = ", ".join(["game.name"] + [f"game.{k}" for k in defaults])
+            raise ConfigError(f"unknown config key 'game.{unknown[0]}' for game {self.name!r}; accepted: {accepted}")
+        return {"name": self.name, **defaults, **given}
+
+    def make(self) -> Game:
+        """The game (ConfigError for unknown games and impossible sizes)."""
+        try:
+            return game_from_config(self.as_dict())
+        except (TypeError, ValueError) as e:
+            raise ConfigError(f"game: {e}") from None
+
+
+def valid_keys(schema: type) -> list[str]:
+    """Every dotted ``section.key`` of a two-level structured config."""
+    tree = OmegaConf.structured(schema)
+    return [f"{section}.{key}" for section in tree for key in tree[section]]
+
+
+def yaml_layer(path: str) -> DictConfig:
+    """A YAML file as a layer (ConfigError if missing, unreadable or not a mapping)."""
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"config file {path!r} not found")
+    try:
+        layer = OmegaConf.load(p)
+    except Exception as e:  # yaml errors derive from neither ValueError nor OSError
+        raise ConfigError(f"config file {path!r} is not valid YAML: {e}") from None
+    if not isinstance(layer, DictConfig):
+        raise ConfigError(f"config file {path!r} must hold a mapping of sections")
+    return layer
+
+
+def dotlist_layer(overrides: Sequence[str], example: str = "solver.iterations=256") -> DictConfig:
+    """``section.key=value`` overrides as a layer."""
+    for item in overrides:
+        key = item.split("=", 1)[0]
+        if "=" not in item or key.count(".") != 1 or not all(key.split(".")):
+            raise ConfigError(f"override {item!r} must look like section.key=value, e.g. {example}")
+    try:
+        return OmegaConf.from_dotlist(list(overrides))
+    except Exception as e:
+        raise ConfigError(f"cannot parse overrides {list(overrides)}: {e}") from None
+
+
+def _describe(e: OmegaConfBaseException, schema: type) -> str:
+    key = str(getattr(e, "full_key", "") or "")
+    first = str(e).splitlines()[0]
+    if isinstance(e, ConfigKeyError) or "not in struct" in first:
+        if key and "." not in key:
+            sections = ", ".join(OmegaConf.structured(schema).keys())
+            return f"unknown config section(s) {key!r}; accepted: {sections}"
+        return f"unknown config key {key!r}; valid keys: {', '.join(valid_keys(schema))}"
+    return f"bad value for {key!r}: {first}" if key else first
+
+
+def merge_layers(schema: type[T], layers: Sequence[tuple[str, Any]]) -> T:
+    """Merges ``(where, layer)`` pairs (DictConfig or plain nested dicts) onto the defaults
+    of ``schema`` and returns the resulting dataclass instance."""
+    cfg = OmegaConf.structured(schema)
+    for where, layer in layers:
+        if isinstance(layer, Mapping) and not isinstance(layer, DictConfig):
+            layer = OmegaConf.create(dict(layer))
+        game = layer.get("game") if isinstance(layer, DictConfig) else None
+        if isinstance(game, Mapping) and "name" in game and "game" in cfg and game["name"] != cfg.game.name:
+            cfg.game = OmegaConf.structured(GameSection)  # a new game starts from its own defaults
+        try:
+            cfg = OmegaConf.merge(cfg, layer)
+        except OmegaConfBaseException as e:
+            raise ConfigError(f"{where}: {_describe(e, schema)}") from None
+    return OmegaConf.to_object(cfg)  # type: ignore[return-value]
+
+
+def to_yaml(config: Any) -> str:
+    """A configuration object as YAML text."""
+    return OmegaConf.to_yaml(OmegaConf.structured(config))

@@ -38,6 +38,7 @@ void bind_selfplay(py::module_& m) {
       .def_readonly("hands", &SelfPlayStep::hands)
       .def_readonly("next_history", &SelfPlayStep::next_history)
       .def_readonly("next_terminal", &SelfPlayStep::next_terminal)
+      .def_readonly("net_seconds", &SelfPlayStep::net_seconds, "Wall time spent in the value net during the step.")
       .def_property_readonly("rows", [](const SelfPlayStep& s) {
         return float_matrix(s.rows, 2, static_cast<py::ssize_t>(s.rows.size() / 2));
       }, "float32 [2, query_size]: the root query row of player 0, then of player 1.")

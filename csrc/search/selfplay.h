@@ -57,6 +57,7 @@ struct SelfPlayStep {
   bool next_terminal = false;
   Beliefs next_beliefs;        // normalised; empty when next_terminal
   std::vector<double> iterate;  // iterate t's policy over the subgame (only if asked)
+  double net_seconds = 0.0;    // wall time inside the value net during this step
 };
 
 class SelfPlayGenerator {

@@ -35,6 +35,7 @@ class LoopStats:
     steps: int = 0
     episodes: int = 0
     step_seconds: float = 0.0   # inside the C++ step
+    net_seconds: float = 0.0    # of which in the value net
     loop_seconds: float = 0.0   # the whole loop body (step + Python bookkeeping + replay add)
 
 
@@ -69,6 +70,7 @@ class SelfPlayLoop:
             self.rng.bit_generator.state = rng_state
             raise
         self.stats.step_seconds += time.perf_counter() - start
+        self.stats.net_seconds += result.net_seconds
         self.stats.steps += 1
         if result.next_terminal:
             self.stats.episodes += 1
@@ -203,5 +205,6 @@ class GenerationPool:
             total.steps += loop.stats.steps
             total.episodes += loop.stats.episodes
             total.step_seconds += loop.stats.step_seconds
+            total.net_seconds += loop.stats.net_seconds
             total.loop_seconds += loop.stats.loop_seconds
         return total

@@ -1,0 +1,142 @@
+"""Self-play data generation throughput, with the trainer running alongside, and where the
+time goes.
+
+Liar's Dice 1x4f, depth 2, T = 1024 linear CFR-D iterations per subgame, 2 x 256 MLP
+(native forward), epsilon 0.25: the paper's setting. The real training components run:
+``GenerationPool`` threads (each a Python episode loop around the C++ self-play step,
+GIL released while solving) fill a ``ReplayBuffer`` while, in the "with trainer" case, a
+``Trainer`` thread trains on it without pause (batch 512, torch with one thread). For 1 and
+2 self-play threads the report gives examples/s and subgames/s (2 examples per subgame),
+and the split of the loops' time: the value net's forward pass, the rest of the C++ solve,
+and the Python loop (bookkeeping and replay adds) relative to the C++ time.
+
+Baseline: the original ReBeL's data generation on this machine class (libtorch CPU):
+7.7 subgames/s on one thread, 16.8 on two. Goal (issue 12): at least 3x the baseline per
+thread with training alongside, the Python loop at most 10% over the C++ time.
+
+    python benchmarks/bench_selfplay.py --out runs/bench_selfplay.json
+"""
+from __future__ import annotations
+
+import argparse
+import threading
+import time
+from typing import Any, Optional
+
+import numpy as np
+import torch
+
+import rebel
+from rebel import _core
+from rebel.cli_common import emit_report
+from rebel.model import ValueMLP, to_native
+from rebel.train.config import TrainerSection
+from rebel.train.replay import ReplayBuffer
+from rebel.train.selfplay import GenerationPool, SelfPlayLoop
+from rebel.train.trainer import Trainer
+
+BASELINE = {"subgames_per_s_1_thread": 7.7, "subgames_per_s_2_threads": 16.8}
+GOAL_PER_THREAD_FACTOR = 3.0
+GOAL_LOOP_OVERHEAD = 0.10
+
+
+def measure(game: Any, net: Any, threads: int, iterations: int, seconds: float, with_trainer: bool) -> dict:
+    """Runs the pool (and a trainer) for `seconds` after a warm-up; returns rates and the split."""
+    generator = _core.SelfPlayGenerator(game, net, depth=2, iterations=iterations, epsilon=0.25)
+    loops = [SelfPlayLoop(game, generator, np.random.SeedSequence([0, i])) for i in range(threads)]
+    buffer = ReplayBuffer(1_000_000, int(game.query_size), int(game.num_hands))
+    pool = GenerationPool(loops, buffer.add)
+    pool.start(0)
+    pool.allow(10**12)
+    torch.set_num_threads(1)
+    trainer = Trainer(ValueMLP.for_game(game), TrainerSection(epoch_examples=512 * 10))
+    stop = threading.Event()
+    trainer_stats = {"batches": 0, "seconds": 0.0}
+
+    def train_forever() -> None:
+        rng = np.random.default_rng(0)
+        while not stop.is_set():
+            if buffer.added < 512:
+                time.sleep(0.01)
+                continue
+            start = time.perf_counter()
+            trainer.train_epoch(lambda n: buffer.sample(n, rng))
+            trainer_stats["seconds"] += time.perf_counter() - start
+            trainer_stats["batches"] += 10
+
+    trainer_thread: Optional[threading.Thread] = None
+    if with_trainer:
+        trainer_thread = threading.Thread(target=train_forever, daemon=True)
+        trainer_thread.start()
+    time.sleep(min(2.0, seconds / 5))  # warm-up: trees built, caches filled
+    before, generated_before, t0 = pool.stats(), pool.generated(), time.perf_counter()
+    batches_before, train_s_before = trainer_stats["batches"], trainer_stats["seconds"]
+    time.sleep(seconds)
+    after, generated_after, t1 = pool.stats(), pool.generated(), time.perf_counter()
+    batches_after, train_s_after = trainer_stats["batches"], trainer_stats["seconds"]
+    stop.set()
+    pool.stop(cancel_running=True)
+    if trainer_thread is not None:
+        trainer_thread.join()
+    wall = t1 - t0
+    step_s = after.step_seconds - before.step_seconds
+    net_s = after.net_seconds - before.net_seconds
+    loop_s = after.loop_seconds - before.loop_seconds
+    examples = generated_after - generated_before
+    out = {
+        "threads": threads,
+        "with_trainer": with_trainer,
+        "examples_per_s": examples / wall,
+        "subgames_per_s": examples / 2 / wall,
+        "subgames_per_s_per_thread": examples / 2 / wall / threads,
+        "time_split": {  # fractions of the loops' busy time
+            "net_forward": net_s / loop_s,
+            "solve_other": (step_s - net_s) / loop_s,
+            "python_loop": (loop_s - step_s) / loop_s,
+        },
+        "python_loop_over_cpp": (loop_s - step_s) / step_s,
+        "episodes": after.episodes - before.episodes,
+    }
+    if with_trainer:
+        out["trainer_batches_per_s"] = (batches_after - batches_before) / wall
+        out["trainer_busy_fraction"] = (train_s_after - train_s_before) / wall
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--iterations", type=int, default=1024)
+    parser.add_argument("--seconds", type=float, default=20.0, help="measuring window per case")
+    parser.add_argument("--weights", help="an exported net to use instead of the random-init 2x256 MLP")
+    parser.add_argument("--out", help="also write the JSON report here")
+    args = parser.parse_args()
+
+    torch.manual_seed(0)
+    game = _core.make_game("liars_dice", {"num_dice": 1, "num_faces": 4})
+    net = _core.MlpValueNet(game, args.weights) if args.weights else to_native(ValueMLP.for_game(game), game)
+    cases = [measure(game, net, threads, args.iterations, args.seconds, with_trainer)
+             for threads in (1, 2) for with_trainer in (False, True)]
+    by = {(c["threads"], c["with_trainer"]): c for c in cases}
+    per_thread_goal = GOAL_PER_THREAD_FACTOR * BASELINE["subgames_per_s_1_thread"]
+    report = {
+        "benchmark": "selfplay",
+        "game": "liars_dice 1x4f",
+        "depth": 2,
+        "iterations": args.iterations,
+        "net": args.weights or "mlp 2x256 random init (native)",
+        "cases": cases,
+        "baseline_original_rebel": BASELINE,
+        "speedup_vs_baseline_1_thread_with_trainer": by[(1, True)]["subgames_per_s"] / BASELINE["subgames_per_s_1_thread"],
+        "speedup_vs_baseline_2_threads_with_trainer":
+            by[(2, True)]["subgames_per_s"] / BASELINE["subgames_per_s_2_threads"],
+        "goal_subgames_per_s_per_thread": per_thread_goal,
+        "goal_met_per_thread": all(by[(t, True)]["subgames_per_s_per_thread"] >= per_thread_goal for t in (1, 2)),
+        "goal_met_python_loop": all(c["python_loop_over_cpp"] <= GOAL_LOOP_OVERHEAD for c in cases),
+        "rebel_version": rebel.__version__,
+        "torch": torch.__version__,
+    }
+    emit_report(report, args.out)
+
+
+if __name__ == "__main__":
+    main()

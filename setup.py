@@ -37,7 +37,7 @@ setup(
     cmdclass={"build_ext": build_ext},
     python_requires=">=3.9",
     install_requires=["numpy", "omegaconf", "tqdm"],
-    extras_require={"train": ["torch"], "test": ["pytest"]},
+    extras_require={"train": ["torch", "tensorboard"], "plots": ["matplotlib"], "test": ["pytest"]},
     entry_points={"console_scripts": ["rebel=rebel.cli:main"]},
     zip_safe=False,
 )

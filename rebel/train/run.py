@@ -237,6 +237,8 @@ class Training:
             pool.stop(cancel_running=True)
             if self.snapshot is not None and self.snapshot.epoch > self.checkpointed_epoch:
                 self._save(self.snapshot)
+            if self.checkpointed_epoch < 0:
+                raise TrainingInterrupted("stopped before the first checkpoint; start the run again") from None
             raise TrainingInterrupted(f"stopped at epoch {self.checkpointed_epoch}; continue with "
                                       f"`rebel train --resume {self.run_dir.path}`") from None
         finally:

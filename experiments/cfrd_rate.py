@@ -2,7 +2,8 @@
 
     python experiments/cfrd_rate.py [--dice 1] [--faces 4] [--depth 2] [--iters 256 1024 4096]
                                     [--leaf-iters 1024] [--oracle-iters N] [--oracle-solver lcfr]
-                                    [--oracle-values root_mean] [--root-solver lcfr] [--out FILE]
+                                    [--oracle-values root_mean] [--root-solver lcfr]
+                                    [--off-path skip] [--out FILE]
 
 Mode (b) of ``rebel eval`` (the paper's protocol) is a random process: its figure is the
 exploitability of the reach-weighted average of N sampled policies, so sampling noise and
@@ -15,6 +16,11 @@ protocol, whose expectation it computes exactly:
 * the root iterate is the one mode (b) samples: after i = 2m half-iterations, weight m + 1.
   With ``--root-solver dcfr`` the root runs DCFR (1.5, 0, 2) instead and its iterates are
   mixed with DCFR's own averaging weights, (m + 1)^2; the continuations stay linear CFR.
+
+``--off-path`` sets the off-path mode (csrc/core/solver.h) of every solver (root, oracle and
+continuations); under ``floor`` or ``conditional`` a continuation starts from the beliefs
+the root iterate induces as that mode forms them (``SubgameSolver.iterate_beliefs``), which
+differ from the normalised reach only where the iterate's reach is 0.
 
 The played policy is the exact reach-weighted mixture over m, so its exploitability is the
 N -> infinity value of this "root-only" mode (b). The same computation with no depth limit
@@ -35,6 +41,7 @@ from tqdm import tqdm
 from rebel import _core
 from rebel.cli_common import emit_report
 from rebel.games import make
+from rebel.solve import DEFAULT_OFF_PATH, OFF_PATH_MODES
 
 log = logging.getLogger("cfrd_rate")
 
@@ -113,7 +120,8 @@ CONTINUATION_SOLVER = "lcfr"
 
 
 def root_only_expectation(tools: FullTreeTools, net: _core.ValueNet | None, depth: int, iterations: int,
-                          leaf_iterations: int, root_solver: str, bar: tqdm) -> dict[str, Any]:
+                          leaf_iterations: int, root_solver: str, bar: tqdm,
+                          off_path: str = DEFAULT_OFF_PATH) -> dict[str, Any]:
     """Exact exploitability of mode (b) when only the root subgame is depth-limited.
 
     The root runs `root_solver`; every continuation below a pseudo-leaf runs CONTINUATION_SOLVER."""
@@ -121,7 +129,8 @@ def root_only_expectation(tools: FullTreeTools, net: _core.ValueNet | None, dept
     root_tree = _core.build_tree(game, [], depth)
     to_full = subgame_to_full(full, root_tree, 0)
     root = _core.SubgameSolver(game, root_tree, None, None, root_solver,
-                               net if len(root_tree.pseudo_leaves) else None)
+                               net if len(root_tree.pseudo_leaves) else None, off_path=off_path)
+    iterate_beliefs = off_path != "skip"
     power = ITERATE_WEIGHT_POWER[root_solver]
     leaves = [(leaf, root_tree.history(leaf)) for leaf in root_tree.pseudo_leaves]
     leaf_trees = {leaf: _core.build_tree(game, hist, -1) for leaf, hist in leaves}
@@ -137,8 +146,12 @@ def root_only_expectation(tools: FullTreeTools, net: _core.ValueNet | None, dept
             policy[to_full[internal]] = iterate[internal]
             reach = [reach_under(root_tree, iterate, p, tools.prior) for p in (0, 1)]
             for leaf, _ in leaves:
-                below = _core.SubgameSolver(game, leaf_trees[leaf], normalised(reach[0][leaf]),
-                                            normalised(reach[1][leaf]), CONTINUATION_SOLVER)
+                if iterate_beliefs:
+                    beliefs = [root.iterate_beliefs(leaf, p) for p in (0, 1)]
+                else:
+                    beliefs = [normalised(reach[p][leaf]) for p in (0, 1)]
+                below = _core.SubgameSolver(game, leaf_trees[leaf], beliefs[0], beliefs[1], CONTINUATION_SOLVER,
+                                            off_path=off_path)
                 below.run(leaf_iterations)
                 average = np.asarray(below.average_policy())
                 inner = leaf_moves[leaf]
@@ -164,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--oracle-values", choices=("root_mean", "best_response"), default="root_mean")
     p.add_argument("--root-solver", choices=tuple(ITERATE_WEIGHT_POWER), default="lcfr",
                    help="solver of the root subgame (both rows); its iterates are mixed with its own averaging weights")
+    p.add_argument("--off-path", choices=OFF_PATH_MODES, default=DEFAULT_OFF_PATH,
+                   help="off-path mode of every solver (root, oracle, continuations)")
     p.add_argument("--out")
     args = p.parse_args(argv)
     if args.depth < 1:
@@ -175,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     game = make("liars_dice", num_dice=args.dice, num_faces=args.faces)
     tools = FullTreeTools(game)
-    net = _core.OracleNet(game, args.oracle_solver, args.oracle_iters, args.oracle_values)
+    net = _core.OracleNet(game, args.oracle_solver, args.oracle_iters, args.oracle_values, off_path=args.off_path)
     rows = []
     for iterations in args.iters:
         row: dict[str, Any] = {"iterations": iterations}
@@ -184,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
             with tqdm(total=iterations, desc=f"T={iterations} {name}", unit="step", file=sys.stderr,
                       leave=False) as bar:
                 row[name] = root_only_expectation(tools, leaf_net, depth, iterations, args.leaf_iters,
-                                                  args.root_solver, bar)
+                                                  args.root_solver, bar, args.off_path)
             row[name]["seconds"] = time.perf_counter() - start
         log.info("T=%d: depth %d root %.5f, no depth limit %.5f", iterations, args.depth,
                  row["depth_limited"]["exploitability"], row["no_depth_limit"]["exploitability"])
@@ -194,6 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         "depth": args.depth,
         "oracle": {"solver": args.oracle_solver, "iterations": args.oracle_iters, "values": args.oracle_values},
         "root_solver": args.root_solver,
+        "off_path": args.off_path,
         "continuation": {"solver": CONTINUATION_SOLVER, "iterations": args.leaf_iters, "policy": "linear average"},
         "rows": rows,
     }

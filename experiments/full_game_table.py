@@ -1,11 +1,14 @@
 """Reproduces the full-game rows of the paper's Liar's Dice table (and the other solvers).
 
-    python experiments/full_game_table.py [--iters 1024] [--games 1x4f 1x5f 1x6f 2x3f] [--out FILE]
+    python experiments/full_game_table.py [--iters 1024] [--games 1x4f 1x5f 1x6f 2x3f]
+                                          [--off-path skip floor conditional] [--out FILE]
 
-For every game and solver it runs ``rebel.solve`` for ``--iters`` iterations (counted as in
-the paper: alternating half-steps) and measures the exact exploitability of the average
-policy and player 0's value under it. Prints a Markdown table beside the paper's figures
-and, with ``--out``, writes every number as JSON (atomically).
+For every game, solver and off-path mode it runs ``rebel.solve`` for ``--iters`` iterations
+(counted as in the paper: alternating half-steps) and measures the exact exploitability of
+the average policy and player 0's value under it. Prints a Markdown table beside the paper's
+figures (and, with several off-path modes, one exploitability column per mode) and, with
+``--out``, writes every number as JSON (atomically). The fictitious-play solvers ignore the
+off-path mode and are run once.
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from tqdm import tqdm
 import rebel
 from rebel.games import make
 from rebel.policy_io import atomic_write_bytes
+from rebel.solve import DEFAULT_OFF_PATH, OFF_PATH_MODES
 
 log = logging.getLogger("full_game_table")
 
@@ -35,16 +39,25 @@ PAPER = {
 SOLVERS = ("lcfr", "lfp", "cfr", "cfr+", "dcfr")
 
 
-def run(games: list[str], solvers: list[str], iterations: int) -> list[dict[str, Any]]:
-    """One row per (game, solver): exploitability, value error and solve seconds."""
+FP_SOLVERS = ("fp", "lfp")
+
+
+def run(games: list[str], solvers: list[str], iterations: int,
+        off_paths: tuple[str, ...] = (DEFAULT_OFF_PATH,)) -> list[dict[str, Any]]:
+    """One row per (game, solver, off-path mode): exploitability, value error and solve seconds.
+
+    FP solvers ignore the off-path mode: they get one row, with off_path None."""
     rows = []
-    jobs = [(g, s) for g in games for s in solvers]
-    for name, solver in tqdm(jobs, desc="solving", unit="solve", file=sys.stderr):
+    jobs = [(g, s, m) for g in games for s in solvers
+            for m in ((None,) if s in FP_SOLVERS else off_paths)]
+    for name, solver, mode in tqdm(jobs, desc="solving", unit="solve", file=sys.stderr):
         dice, faces = GAMES[name]
-        result = rebel.solve(make("liars_dice", num_dice=dice, num_faces=faces), solver, iterations, progress=False)
+        result = rebel.solve(make("liars_dice", num_dice=dice, num_faces=faces), solver, iterations, progress=False,
+                             **({} if mode is None else {"off_path": mode}))
         rows.append({
             "game": name,
             "solver": solver,
+            "off_path": mode,
             "iterations": iterations,
             "exploitability": result.exploitability,
             "paper": PAPER.get(solver, {}).get(name),
@@ -53,15 +66,28 @@ def run(games: list[str], solvers: list[str], iterations: int) -> list[dict[str,
             "value_error": abs(result.game_value - float(GAME_VALUES[name])),
             "seconds": result.seconds,
         })
-        log.info("%s %s: exploitability %.6f", name, solver, result.exploitability)
+        log.info("%s %s %s: exploitability %.6f", name, solver, mode or "", result.exploitability)
     return rows
 
 
+def off_path_markdown(rows: list[dict[str, Any]], off_paths: tuple[str, ...]) -> str:
+    """Exploitability of every CFR solver and game, one column per off-path mode."""
+    lines = ["| game | solver | " + " | ".join(off_paths) + " |", "|---|---|" + "---|" * len(off_paths)]
+    cells: dict[tuple[str, str], dict[str, float]] = {}
+    for r in rows:
+        if r["off_path"] is not None:
+            cells.setdefault((r["game"], r["solver"]), {})[r["off_path"]] = r["exploitability"]
+    for (game, solver), by_mode in cells.items():
+        lines.append(f"| {game} | {solver} | " + " | ".join(f"{by_mode[m]:.5f}" for m in off_paths) + " |")
+    return "\n".join(lines)
+
+
 def markdown(rows: list[dict[str, Any]]) -> str:
-    lines = ["| game | solver | exploitability | paper | value error | seconds |", "|---|---|---|---|---|---|"]
+    lines = ["| game | solver | off-path | exploitability | paper | value error | seconds |",
+             "|---|---|---|---|---|---|---|"]
     for r in rows:
         paper = "" if r["paper"] is None else f"{r['paper']:.3f}"
-        lines.append(f"| {r['game']} | {r['solver']} | {r['exploitability']:.5f} | {paper} | "
+        lines.append(f"| {r['game']} | {r['solver']} | {r['off_path'] or '-'} | {r['exploitability']:.5f} | {paper} | "
                      f"{r['value_error']:.1e} | {r['seconds']:.3f} |")
     return "\n".join(lines)
 
@@ -71,13 +97,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--games", nargs="+", choices=list(GAMES), default=list(GAMES))
     p.add_argument("--solvers", nargs="+", choices=SOLVERS, default=list(SOLVERS))
     p.add_argument("--iters", type=int, default=1024, help="iterations (alternating half-steps)")
+    p.add_argument("--off-path", nargs="+", choices=OFF_PATH_MODES, default=[DEFAULT_OFF_PATH],
+                   help=f"off-path modes of the CFR solvers (default {DEFAULT_OFF_PATH})")
     p.add_argument("--out", help="write the rows as JSON here")
     args = p.parse_args(argv)
     if args.iters < 1:
         p.error(f"--iters must be >= 1, got {args.iters}")
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    rows = run(args.games, args.solvers, args.iters)
+    off_paths = tuple(dict.fromkeys(args.off_path))
+    rows = run(args.games, args.solvers, args.iters, off_paths)
     print(markdown(rows))
+    if len(off_paths) > 1:
+        print()
+        print(off_path_markdown(rows, off_paths))
     if args.out:
         atomic_write_bytes(args.out, (json.dumps({"rows": rows}, indent=2) + "\n").encode())
     return 0

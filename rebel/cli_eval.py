@@ -23,6 +23,7 @@ from rebel.cli_common import UsageError, non_negative_int, print_json
 from rebel.evaluate import EvalSettings, evaluate, mode_b_table, public_view
 from rebel.games import game_from_config, game_param_defaults
 from rebel.policy_io import save_policy
+from rebel.solve import DEFAULT_OFF_PATH, OFF_PATH_HELP, OFF_PATH_MODES
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,10 @@ def register(subparsers: Any) -> None:
     s.add_argument("--oracle-values", default="root_mean", choices=("root_mean", "best_response"),
                    help="oracle answer: the linear mean of the iterates' root values (default, the original "
                         "ReBeL's) or best-response values against the solved average policy")
+    s.add_argument("--off-path", default=DEFAULT_OFF_PATH, choices=OFF_PATH_MODES,
+                   help="CFR solvers (search, full game and oracle): nodes the current iterate reaches with "
+                        "probability 0; " + "; ".join(f"{k}: {v}" for k, v in OFF_PATH_HELP.items())
+                        + f" (default {DEFAULT_OFF_PATH})")
     s.add_argument("--no-mode-a", dest="mode_a", action="store_false", help="skip mode (a)")
     o = p.add_argument_group("output")
     o.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
@@ -101,7 +106,7 @@ def _settings(args: argparse.Namespace) -> EvalSettings:
         game=args.game, game_params=params, net=args.net, solver=args.solver, depth=args.depth,
         iterations=args.iters, repeats=args.repeats, threads=args.threads, seed=args.seed,
         oracle_iterations=args.oracle_iters, oracle_solver=args.oracle_solver, oracle_values=args.oracle_values,
-        mode_a=args.mode_a,
+        mode_a=args.mode_a, off_path=args.off_path,
     )
 
 
@@ -149,7 +154,8 @@ def _print_report(summary: Dict[str, Any]) -> None:
     solver = summary["solver"]
     print(f"game            {game['name']}({params})")
     print(f"search          net={summary['net']} solver={solver} depth={summary['depth']} "
-          f"iterations={summary['iterations']} ({summary['search_roots']} search roots)")
+          f"iterations={summary['iterations']} off-path={summary['off_path']} "
+          f"({summary['search_roots']} search roots)")
     if "full_game" in summary:
         print(f"full-game {solver:<6}exploitability {summary['full_game']['exploitability']:.6f}")
     if "mode_a" in summary:

@@ -17,7 +17,7 @@ from typing import Any
 from rebel import _core
 from rebel.cli_common import UsageError, finite_float, non_negative_int, print_json
 from rebel.policy_io import save_policy
-from rebel.solve import SOLVER_HELP, SOLVERS, SolveResult, check_iterations, solve
+from rebel.solve import OFF_PATH_HELP, OFF_PATH_MODES, SOLVER_HELP, SOLVERS, SolveResult, check_iterations, solve
 from rebel.solve_config import ConfigError, SolveConfig, load_solve_config
 
 log = logging.getLogger(__name__)
@@ -47,6 +47,9 @@ def register(subparsers: Any) -> None:
     s.add_argument("--dcfr-alpha", type=finite_float, metavar="A", help="DCFR alpha (default 1.5)")
     s.add_argument("--dcfr-beta", type=finite_float, metavar="B", help="DCFR beta (default 0)")
     s.add_argument("--dcfr-gamma", type=finite_float, metavar="G", help="DCFR gamma (default 2)")
+    s.add_argument("--off-path", choices=OFF_PATH_MODES,
+                   help="CFR solvers: nodes the current iterate reaches with probability 0; "
+                        + "; ".join(f"{k}: {v}" for k, v in OFF_PATH_HELP.items()) + " (solver.off_path)")
     o = p.add_argument_group("output")
     o.add_argument("--json", action="store_true", default=None, help="print exactly one JSON object on stdout")
     o.add_argument("--policy-out", metavar="FILE", help="write the average policy (.json or .npz)")
@@ -59,7 +62,8 @@ def _flags(args: argparse.Namespace) -> dict[str, Any]:
     """The command-line flags that were given, as a nested config layer."""
     game = {"name": args.game, "num_dice": args.dice, "num_faces": args.faces}
     solver = {"name": args.solver, "iterations": args.iters, "optimistic": args.optimistic,
-              "dcfr_alpha": args.dcfr_alpha, "dcfr_beta": args.dcfr_beta, "dcfr_gamma": args.dcfr_gamma}
+              "dcfr_alpha": args.dcfr_alpha, "dcfr_beta": args.dcfr_beta, "dcfr_gamma": args.dcfr_gamma,
+              "off_path": args.off_path}
     output = {"json": args.json, "policy_out": args.policy_out, "progress": args.progress}
     layer = {name: {k: v for k, v in section.items() if v is not None}
              for name, section in (("game", game), ("solver", solver), ("output", output))}
@@ -86,9 +90,12 @@ def _check(cfg: SolveConfig) -> None:
 
 
 def _print_table(result: SolveResult, game_text: str, policy_out: str | None) -> None:
+    solver = f"{result.solver}, {result.iterations} iterations"
+    if result.solver not in ("fp", "lfp"):
+        solver += f", off-path {result.off_path}"
     rows = [
         ("game", game_text),
-        ("solver", f"{result.solver}, {result.iterations} iterations"),
+        ("solver", solver),
         ("exploitability", f"{result.exploitability:.9g}"),
         ("br_values", f"{result.br_values[0]:.9g}, {result.br_values[1]:.9g}"),
         ("game_value", f"{result.game_value:.9g}"),
@@ -116,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
 
     s = cfg.solver
     result = solve(game, s.name, s.iterations, optimistic=s.optimistic, dcfr_alpha=s.dcfr_alpha,
-                   dcfr_beta=s.dcfr_beta, dcfr_gamma=s.dcfr_gamma,
+                   dcfr_beta=s.dcfr_beta, dcfr_gamma=s.dcfr_gamma, off_path=s.off_path,
                    progress=cfg.output.progress and sys.stderr.isatty(), tree=tree)
     if cfg.output.policy_out:
         save_policy(cfg.output.policy_out, game, result.policy, tree)

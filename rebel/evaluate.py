@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
 from rebel import _core
+from rebel.solve import DEFAULT_OFF_PATH, check_off_path
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +41,7 @@ class EvalSettings:
     oracle_iterations: Optional[int] = None  # default: `iterations`
     oracle_solver: str = "lcfr"  # the oracle's own tabular solver
     oracle_values: str = "root_mean"  # as the original ReBeL; or "best_response"
+    off_path: str = DEFAULT_OFF_PATH  # zero-reach nodes (CFR solvers, the oracle's too)
     mode_a: bool = True
     full_game: bool = True
 
@@ -55,7 +57,8 @@ def build_value_net(game: _core.Game, settings: EvalSettings) -> _core.ValueNet:
         return _core.ZeroNet(game)
     if settings.net == "oracle":
         iterations = settings.oracle_iterations or settings.iterations
-        return _core.OracleNet(game, solver_name(settings.oracle_solver), iterations, settings.oracle_values)
+        return _core.OracleNet(game, solver_name(settings.oracle_solver), iterations, settings.oracle_values,
+                               off_path=settings.off_path)
     if not os.path.isfile(settings.net):
         raise ValueError(f"--net must be 'zero', 'oracle' or a weights file; {settings.net!r} is not a file")
     # Exported MLP weights (docs/weights_format.md); the file is validated on load.
@@ -68,6 +71,7 @@ def _check(settings: EvalSettings) -> None:
             raise ValueError(f"{name} must be >= 1, got {getattr(settings, name)}")
     if settings.oracle_iterations is not None and settings.oracle_iterations < 1:
         raise ValueError(f"oracle_iterations must be >= 1, got {settings.oracle_iterations}")
+    check_off_path(settings.off_path)
 
 
 def evaluate(
@@ -87,6 +91,7 @@ def evaluate(
         "solver": solver,
         "depth": settings.depth,
         "iterations": settings.iterations,
+        "off_path": settings.off_path,
         "repeats": settings.repeats,
         "threads": settings.threads,
         "seed": settings.seed,
@@ -102,7 +107,7 @@ def evaluate(
     if settings.full_game:
         start = time.perf_counter()
         tree = _core.build_tree(game)
-        full = _core.SubgameSolver(game, tree, solver=solver)
+        full = _core.SubgameSolver(game, tree, solver=solver, off_path=settings.off_path)
         full.run(settings.iterations)
         seconds["full_game"] = time.perf_counter() - start
         report = _core.exploitability(game, tree, full.average_policy())
@@ -110,7 +115,7 @@ def evaluate(
         log.info("full-game %s: exploitability %.6f", solver, report["exploitability"])
 
     net = build_value_net(game, settings)
-    search = _core.TestTimeSearch(game, net, solver, settings.depth, settings.iterations)
+    search = _core.TestTimeSearch(game, net, solver, settings.depth, settings.iterations, off_path=settings.off_path)
     result["search_roots"] = search.num_search_roots
 
     if settings.mode_a:

@@ -32,11 +32,20 @@ SOLVER_HELP: dict[str, str] = {
     "lfp": "linear fictitious play",
 }
 DCFR_DEFAULTS = {"dcfr_alpha": 1.5, "dcfr_beta": 0.0, "dcfr_gamma": 2.0}
+#: What the CFR solvers do at nodes the current iterate reaches with probability 0
+#: (csrc/core/solver.h, OffPath); fp and lfp ignore it.
+OFF_PATH_MODES: tuple[str, ...] = tuple(_core.OFF_PATH_MODES)
+DEFAULT_OFF_PATH: str = _core.DEFAULT_OFF_PATH
+OFF_PATH_HELP: dict[str, str] = {
+    "skip": "no regret update where the opponent's reach is 0; unreached pseudo-leaves are not queried",
+    "floor": "the limit of the original ReBeL code's 1e-80 floor on regrets and beliefs",
+    "conditional": "values conditional on reaching the node (zero-probability actions count as taken)",
+}
 
 #: Show a progress bar once a solve has run this many seconds.
 PROGRESS_AFTER_SECONDS = 2.0
 
-__all__ = ["SOLVERS", "SolveResult", "solve", "check_iterations"]
+__all__ = ["DEFAULT_OFF_PATH", "OFF_PATH_MODES", "SOLVERS", "SolveResult", "check_iterations", "check_off_path", "solve"]
 
 
 @dataclass
@@ -60,6 +69,7 @@ class SolveResult:
     tree: _core.PublicTree = field(repr=False)
     optimistic: bool = False
     dcfr: Optional[dict[str, float]] = None
+    off_path: str = DEFAULT_OFF_PATH
 
     def summary(self) -> dict[str, Any]:
         """JSON-serialisable fields (everything but the policy and the tree)."""
@@ -76,6 +86,8 @@ class SolveResult:
             out["optimistic"] = self.optimistic
         if self.dcfr is not None:
             out["dcfr"] = dict(self.dcfr)
+        if self.solver not in ("fp", "lfp"):
+            out["off_path"] = self.off_path
         return out
 
 
@@ -88,6 +100,13 @@ def check_iterations(iterations: Any) -> int:
     if iterations > 2**31 - 1:
         raise ValueError(f"iterations must be < 2**31, got {iterations}")
     return int(iterations)
+
+
+def check_off_path(off_path: Any) -> str:
+    """Returns ``off_path`` if it is one of :data:`OFF_PATH_MODES`; raises ValueError otherwise."""
+    if not isinstance(off_path, str) or off_path not in OFF_PATH_MODES:
+        raise ValueError(f"unknown off_path {off_path!r}; choose one of {', '.join(OFF_PATH_MODES)}")
+    return off_path
 
 
 def _check_solver(solver: str) -> str:
@@ -129,6 +148,7 @@ def solve(
     dcfr_alpha: float = DCFR_DEFAULTS["dcfr_alpha"],
     dcfr_beta: float = DCFR_DEFAULTS["dcfr_beta"],
     dcfr_gamma: float = DCFR_DEFAULTS["dcfr_gamma"],
+    off_path: str = DEFAULT_OFF_PATH,
     progress: bool = True,
     progress_after: float = PROGRESS_AFTER_SECONDS,
     tree: Optional[_core.PublicTree] = None,
@@ -142,6 +162,7 @@ def solve(
         iterations: alternating half-steps, counted as in the paper (512 per player for 1024).
         optimistic: FP variants only: optimistic fictitious play.
         dcfr_alpha, dcfr_beta, dcfr_gamma: discounting parameters (``dcfr`` only).
+        off_path: CFR solvers only: one of :data:`OFF_PATH_MODES` (see :data:`OFF_PATH_HELP`).
         progress: show a tqdm bar on stderr if the run lasts longer than ``progress_after`` s.
         tree: the full public tree of ``game`` if already built (saves rebuilding it).
         callback: called with the number of iterations done after every solver chunk.
@@ -150,6 +171,7 @@ def solve(
         game = game_from_config(game)
     _check_solver(solver)
     iterations = check_iterations(iterations)
+    check_off_path(off_path)
     if optimistic and solver not in ("fp", "lfp"):
         raise ValueError(f"optimistic applies to the fictitious-play solvers (fp, lfp), not {solver!r}")
     for name, value in (("dcfr_alpha", dcfr_alpha), ("dcfr_beta", dcfr_beta), ("dcfr_gamma", dcfr_gamma)):
@@ -160,7 +182,7 @@ def solve(
     elif tree.history(0) != [] or len(tree.pseudo_leaves) != 0:
         raise ValueError("solve() needs the full game tree")
     s = _core.SubgameSolver(game, tree, solver=solver, optimistic=optimistic,
-                            dcfr_alpha=dcfr_alpha, dcfr_beta=dcfr_beta, dcfr_gamma=dcfr_gamma)
+                            dcfr_alpha=dcfr_alpha, dcfr_beta=dcfr_beta, dcfr_gamma=dcfr_gamma, off_path=off_path)
     log.info("solving %s with %s for %d iterations (%d nodes x %d hands)",
              game.description(), solver, iterations, len(tree), game.num_hands)
 
@@ -196,4 +218,5 @@ def solve(
         tree=tree,
         optimistic=optimistic,
         dcfr={"alpha": dcfr_alpha, "beta": dcfr_beta, "gamma": dcfr_gamma} if solver == "dcfr" else None,
+        off_path=off_path,
     )

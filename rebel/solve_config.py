@@ -8,7 +8,7 @@ The file ``configs/solve.yaml`` holds the same defaults as :data:`DEFAULTS`. Sec
   name starts from that game's own defaults, so ``game.name=kuhn`` does not inherit
   ``num_dice`` from Liar's Dice.
 * ``solver``: ``name``, ``iterations``, ``optimistic``, ``dcfr_alpha``, ``dcfr_beta``,
-  ``dcfr_gamma``.
+  ``dcfr_gamma``, ``off_path`` (skip, floor or conditional; CFR solvers only).
 * ``output``: ``json``, ``policy_out``, ``progress``.
 
 Unknown sections or keys and values of the wrong type are rejected with
@@ -22,6 +22,7 @@ from typing import Any, Optional
 
 from rebel import config as shared
 from rebel.config import ConfigError, GameSection
+from rebel.solve import DEFAULT_OFF_PATH, OFF_PATH_MODES
 
 __all__ = ["ConfigError", "DEFAULTS", "SolveConfig", "load_solve_config"]
 
@@ -34,6 +35,7 @@ class SolverSection:
     dcfr_alpha: float = 1.5
     dcfr_beta: float = 0.0
     dcfr_gamma: float = 2.0
+    off_path: str = DEFAULT_OFF_PATH
 
 
 @dataclass
@@ -78,4 +80,6 @@ def load_solve_config(
         layers.append(("command line", dict(flags)))
     cfg = shared.merge_layers(SolveConfig, layers)
     cfg.game.make()
+    if cfg.solver.off_path not in OFF_PATH_MODES:
+        raise ConfigError(f"solver.off_path must be one of {', '.join(OFF_PATH_MODES)}, got {cfg.solver.off_path!r}")
     return cfg

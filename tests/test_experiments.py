@@ -95,3 +95,46 @@ def test_cfrd_rate_gap_is_not_the_root_solver(tmp_path):
     (row,) = report["rows"]
     assert row["depth_limited"]["exploitability"] == pytest.approx(0.00892, abs=5e-5)
     assert row["no_depth_limit"]["exploitability"] == pytest.approx(0.0000485, abs=5e-6)
+
+
+def test_full_game_table_compares_off_path_modes(tmp_path, capsys):
+    table = load("full_game_table")
+    out = tmp_path / "table.json"
+    assert table.main(["--games", "1x4f", "--solvers", "lcfr", "lfp", "--iters", "128",
+                       "--off-path", "skip", "floor", "conditional", "--out", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert [(r["solver"], r["off_path"]) for r in rows] == [
+        ("lcfr", "skip"), ("lcfr", "floor"), ("lcfr", "conditional"), ("lfp", None)]
+    import rebel
+
+    game = rebel.make_game("liars_dice", {"num_dice": 1, "num_faces": 4})
+    for r in rows[:3]:
+        assert r["exploitability"] == rebel.solve(game, "lcfr", 128, off_path=r["off_path"], progress=False).exploitability
+    printed = capsys.readouterr().out
+    assert "| game | solver | skip | floor | conditional |" in printed and "| 1x4f | lfp | - |" in printed
+
+
+def test_off_path_search_runs_every_mode(tmp_path, capsys):
+    search = load("off_path_search")
+    out = tmp_path / "search.json"
+    assert search.main(["--faces", "3", "--iters", "16", "--nets", "zero", "oracle", "--oracle-iters", "16",
+                        "--repeats", "4", "--threads", "1", "--out", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert [(r["net"], r["off_path"]) for r in rows] == [
+        (n, m) for n in ("zero", "oracle") for m in ("skip", "floor", "conditional")]
+    zero = [r for r in rows if r["net"] == "zero"]
+    assert len({r["mode_a"] for r in zero}) == 1  # leaf values 0: nothing at stake off path
+    assert list(rows[0]["mode_b"]) == ["1", "2", "4"]
+    assert "| oracle | floor |" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        search.main(["--repeats", "0"])
+
+
+def test_cfrd_rate_takes_the_off_path_mode(tmp_path):
+    rate = load("cfrd_rate")
+    out = tmp_path / "rate.json"
+    assert rate.main(["--faces", "3", "--iters", "32", "--leaf-iters", "32", "--off-path", "floor",
+                      "--out", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["off_path"] == "floor"
+    assert 0 < report["rows"][0]["depth_limited"]["exploitability"] < 0.2

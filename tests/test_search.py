@@ -28,11 +28,12 @@ def expl(game, tree, policy) -> float:
 
 @pytest.mark.parametrize("game", [KUHN, liars_dice(1, 3), LD14], ids=["kuhn", "1x3f", "1x4f"])
 @pytest.mark.parametrize("solver", ["lcfr", "lfp"])
-def test_search_deeper_than_game_is_the_full_game_solver(game, solver):
+@pytest.mark.parametrize("off_path", core.OFF_PATH_MODES)
+def test_search_deeper_than_game_is_the_full_game_solver(game, solver, off_path):
     full = rebel.build_tree(game)
-    reference = rebel.SubgameSolver(game, full, solver=solver)
+    reference = rebel.SubgameSolver(game, full, solver=solver, off_path=off_path)
     reference.run(256)
-    search = core.TestTimeSearch(game, None, solver, 1000, 256)
+    search = core.TestTimeSearch(game, None, solver, 1000, 256, off_path=off_path)
     assert search.num_search_roots == 1
     policy = search.average_policy()
     np.testing.assert_array_equal(policy, reference.average_policy())

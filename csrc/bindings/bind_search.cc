@@ -58,11 +58,14 @@ class PythonValueNet final : public ValueNet {
   std::string label_;
 };
 
-SolverParams solver_params(const std::string& solver) {
+SolverParams solver_params(const std::string& solver, const std::string& off_path) {
   SolverParams p;
   p.kind = parse_solver_kind(solver);
+  p.off_path = parse_off_path(off_path);
   return p;
 }
+
+const std::string kDefaultOffPath = off_path_name(SolverParams{}.off_path);
 
 py::dict evaluation_to_dict(const SampledEvaluation& e, int rows, int H) {
   py::list counts, expl, brs;
@@ -92,15 +95,15 @@ void bind_search(py::module_& m) {
       "values, which is what a search stopped at a random iteration realises; 'best_response' returns\n"
       "best-response values against the opponent's average policy.")
       .def(py::init([](const std::shared_ptr<Game>& game, const std::string& solver, int iterations,
-                       const std::string& values) {
+                       const std::string& values, const std::string& off_path) {
              OracleValues kind;
              if (values == "best_response") kind = OracleValues::kBestResponse;
              else if (values == "root_mean") kind = OracleValues::kRootMean;
              else throw py::value_error("values must be 'best_response' or 'root_mean', got '" + values + "'");
-             return std::make_shared<OracleNet>(game, solver_params(solver), iterations, kind);
+             return std::make_shared<OracleNet>(game, solver_params(solver, off_path), iterations, kind);
            }),
            py::arg("game"), py::arg("solver") = "lcfr", py::arg("iterations") = 1024,
-           py::arg("values") = "root_mean");
+           py::arg("values") = "root_mean", py::arg("off_path") = kDefaultOffPath);
 
   py::class_<PythonValueNet, ValueNet, std::shared_ptr<PythonValueNet>>(m, "PythonValueNet",
       "Wraps a Python callable f(queries: float32 [B, query_size]) -> [B, num_hands] (numpy or torch).")
@@ -146,15 +149,17 @@ void bind_search(py::module_& m) {
   py::class_<TestTimeSearch, std::shared_ptr<TestTimeSearch>>(m, "TestTimeSearch",
       "Full-game policies from depth-limited search at every public state reached (safe search).")
       .def(py::init([](const std::shared_ptr<Game>& game, std::shared_ptr<ValueNet> net, const std::string& solver,
-                       int depth, int iterations) {
+                       int depth, int iterations, const std::string& off_path) {
              SearchParams params;
-             params.solver = solver_params(solver);
+             params.solver = solver_params(solver, off_path);
              params.depth = depth;
              params.iterations = iterations;
              py::gil_scoped_release release;
              return std::make_shared<TestTimeSearch>(game, params, net);
            }),
-           py::arg("game"), py::arg("net"), py::arg("solver") = "lcfr", py::arg("depth") = 2, py::arg("iterations") = 1024)
+           py::arg("game"), py::arg("net"), py::arg("solver") = "lcfr", py::arg("depth") = 2, py::arg("iterations") = 1024,
+           py::arg("off_path") = kDefaultOffPath)
+      .def_property_readonly("off_path", [](const TestTimeSearch& s) { return off_path_name(s.params().solver.off_path); })
       .def_property_readonly("full_tree", [](const TestTimeSearch& s) { return std::const_pointer_cast<PublicTree>(s.full_tree_ptr()); })
       .def_property_readonly("num_search_roots", &TestTimeSearch::num_search_roots)
       .def("average_policy", [](const TestTimeSearch& s) {

@@ -32,6 +32,9 @@ void require_full_game_tree(const PublicTree& tree) {
 }  // namespace
 
 void bind_solvers(py::module_& m) {
+  m.attr("OFF_PATH_MODES") = py::make_tuple("skip", "floor", "conditional");
+  m.attr("DEFAULT_OFF_PATH") = off_path_name(SolverParams{}.off_path);
+
   py::class_<ValueNet, std::shared_ptr<ValueNet>>(m, "ValueNet", "Leaf value provider for depth-limited subgames.")
       .def_property_readonly("name", &ValueNet::name);
 
@@ -40,9 +43,10 @@ void bind_solvers(py::module_& m) {
       .def(py::init([](const std::shared_ptr<Game>& game, const std::shared_ptr<PublicTree>& tree,
                        const py::object& beliefs0, const py::object& beliefs1, const std::string& solver,
                        std::shared_ptr<ValueNet> net, bool optimistic, double dcfr_alpha, double dcfr_beta,
-                       double dcfr_gamma) {
+                       double dcfr_gamma, const std::string& off_path) {
              SolverParams params;
              params.kind = parse_solver_kind(solver);
+             params.off_path = parse_off_path(off_path);
              params.optimistic = optimistic;
              params.dcfr_alpha = dcfr_alpha;
              params.dcfr_beta = dcfr_beta;
@@ -58,7 +62,12 @@ void bind_solvers(py::module_& m) {
            }),
            py::arg("game"), py::arg("tree"), py::arg("beliefs0") = py::none(), py::arg("beliefs1") = py::none(),
            py::arg("solver") = "lcfr", py::arg("net") = nullptr, py::arg("optimistic") = false,
-           py::arg("dcfr_alpha") = 1.5, py::arg("dcfr_beta") = 0.0, py::arg("dcfr_gamma") = 2.0)
+           py::arg("dcfr_alpha") = 1.5, py::arg("dcfr_beta") = 0.0, py::arg("dcfr_gamma") = 2.0,
+           py::arg("off_path") = off_path_name(SolverParams{}.off_path),
+           "off_path: what the CFR solvers do at nodes the current iterate reaches with probability 0:\n"
+           "'skip' (no regret update there, pseudo-leaves the opponent does not reach are not queried),\n"
+           "'floor' (the limit of the original ReBeL's 1e-80 floor on regrets and reaches) or 'conditional'\n"
+           "(values conditional on reaching the node). Ignored by fp and lfp. See csrc/core/solver.h.")
       .def("step", [](SubgameSolver& s) {
         py::gil_scoped_release release;
         s.step();
@@ -72,6 +81,7 @@ void bind_solvers(py::module_& m) {
       }, py::arg("iterations"), py::arg("callback") = py::none(),
          "Runs `iterations` half-iterations without the GIL; Ctrl-C interrupts; callback(done) after each chunk.")
       .def_property_readonly("num_steps", &SubgameSolver::num_steps)
+      .def_property_readonly("off_path", [](const SubgameSolver& s) { return off_path_name(s.params().off_path); })
       .def_property_readonly("leaf_queries", &SubgameSolver::leaf_queries,
                              "Pseudo-leaf rows sent to the value net so far.")
       .def_property_readonly("leaf_queries_skipped", &SubgameSolver::leaf_queries_skipped,
@@ -91,6 +101,16 @@ void bind_solvers(py::module_& m) {
         if (p != 0 && p != 1) throw py::value_error("player must be 0 or 1");
         return to_array_1d(s.last_root_values(p));
       }, py::arg("player"))
+      .def("iterate_beliefs", [](const SubgameSolver& s, int node, int p) {
+        if (p != 0 && p != 1) throw py::value_error("player must be 0 or 1");
+        if (node < 0 || node >= s.tree().size()) throw py::value_error("node out of range");
+        if (!s.tracks_orders()) throw py::value_error("iterate_beliefs needs a CFR solver with off_path 'floor' or 'conditional'");
+        std::vector<double> out(s.game().num_hands());
+        s.iterate_beliefs(node, p, out.data());
+        return to_array_1d(out);
+      }, py::arg("node"), py::arg("player"),
+         "Beliefs of `player` at `node` under the current iterate, as a search would form the PBS there\n"
+         "(leading-order reach normalised per the off-path mode; off_path 'floor' or 'conditional' only).")
       .def("root_beliefs", [](const SubgameSolver& s, int p) {
         if (p != 0 && p != 1) throw py::value_error("player must be 0 or 1");
         return to_array_1d(s.root_reach()[p]);

@@ -10,6 +10,12 @@
 
 namespace rebel {
 
+namespace {
+// Regret order of a node never updated; orders saturate one below it.
+constexpr uint16_t kNeverUpdated = 0xFFFF;
+constexpr uint16_t kMaxOrder = 0xFFFE;
+}  // namespace
+
 SolverKind parse_solver_kind(const std::string& name) {
   if (name == "cfr") return SolverKind::kCfr;
   if (name == "lcfr" || name == "linear_cfr") return SolverKind::kLinearCfr;
@@ -32,11 +38,52 @@ std::string solver_kind_name(SolverKind kind) {
   return "?";
 }
 
+OffPath parse_off_path(const std::string& name) {
+  if (name == "skip") return OffPath::kSkip;
+  if (name == "floor") return OffPath::kFloor;
+  if (name == "conditional") return OffPath::kConditional;
+  throw std::invalid_argument("unknown off-path mode '" + name + "'; choose one of skip, floor, conditional");
+}
+
+std::string off_path_name(OffPath mode) {
+  switch (mode) {
+    case OffPath::kSkip: return "skip";
+    case OffPath::kFloor: return "floor";
+    case OffPath::kConditional: return "conditional";
+  }
+  return "?";
+}
+
 void normalize_beliefs(const double* in, int H, double* out) {
   double total = 0.0;
   for (int h = 0; h < H; ++h) total += in[h];
   if (total > 0.0) {
     for (int h = 0; h < H; ++h) out[h] = in[h] / total;
+  } else {
+    for (int h = 0; h < H; ++h) out[h] = 1.0 / H;
+  }
+}
+
+void normalize_reach(const double* coef, const uint16_t* order, int H, OffPath mode, double* out) {
+  if (mode == OffPath::kSkip) {
+    normalize_beliefs(coef, H, out);
+    return;
+  }
+  uint16_t lowest = order[0];
+  for (int h = 1; h < H; ++h) lowest = std::min(lowest, order[h]);
+  if (mode == OffPath::kFloor && lowest == 1) {
+    // (x + eps) / sum(x + eps) with x = coef * eps (order 1) or o(eps) (order 2 and more).
+    double total = 0.0;
+    for (int h = 0; h < H; ++h) total += (order[h] == 1 ? coef[h] : 0.0) + 1.0;
+    for (int h = 0; h < H; ++h) out[h] = ((order[h] == 1 ? coef[h] : 0.0) + 1.0) / total;
+    return;
+  }
+  double total = 0.0;
+  if (mode == OffPath::kConditional || lowest == 0) {
+    for (int h = 0; h < H; ++h) total += order[h] == lowest ? coef[h] : 0.0;
+  }
+  if (total > 0.0) {
+    for (int h = 0; h < H; ++h) out[h] = order[h] == lowest ? coef[h] / total : 0.0;
   } else {
     for (int h = 0; h < H; ++h) out[h] = 1.0 / H;
   }
@@ -83,14 +130,41 @@ SubgameSolver::SubgameSolver(GamePtr game, std::shared_ptr<const PublicTree> tre
   values_.assign(cells, 0.0);
   // The uniform policy enters the average once, weighted by each player's own reach.
   sum_.assign(cells, 0.0);
+  const bool orders = params_.off_path != OffPath::kSkip && !is_fp();
   for (int p = 0; p < 2; ++p) {
-    compute_reach(*tree_, H_, current_, p, root_reach_[p].data(), &reach_[p]);
+    if (!orders) {
+      compute_reach(*tree_, H_, current_, p, root_reach_[p].data(), &reach_[p]);
+    } else {
+      // A hand the beliefs exclude is reached at order 1 (coefficient 1); the uniform
+      // policy plays every action, so every node keeps the root's orders.
+      std::vector<double> root = root_reach_[p];
+      std::vector<uint16_t> root_order(H_, 0);
+      for (int h = 0; h < H_; ++h) {
+        if (root[h] > 0.0) continue;
+        root[h] = 1.0;
+        root_order[h] = 1;
+      }
+      compute_reach(*tree_, H_, current_, p, root.data(), &reach_[p]);
+      orders_[p].resize(cells);
+      for (size_t i = 0; i < cells; ++i) orders_[p][i] = root_order[i % H_];
+    }
     for (int n : tree_->decision_nodes) {
       if (tree_->player[n] != p) continue;
       for (int c = tree_->first_child[n]; c < tree_->first_child[n] + tree_->num_children[n]; ++c) {
-        for (int h = 0; h < H_; ++h) sum_[static_cast<size_t>(c) * H_ + h] = reach_[p][static_cast<size_t>(n) * H_ + h] * current_[static_cast<size_t>(c) * H_ + h];
+        for (int h = 0; h < H_; ++h) {
+          const size_t i = static_cast<size_t>(n) * H_ + h;
+          const double own = orders && orders_[p][i] != 0 ? 0.0 : reach_[p][i];
+          sum_[static_cast<size_t>(c) * H_ + h] = own * current_[static_cast<size_t>(c) * H_ + h];
+        }
       }
     }
+  }
+  if (orders) {
+    regret_order_.assign(cells, kNeverUpdated);
+    scratch_keep_.assign(H_, 0.0);
+    scratch_replace_.assign(H_, 0.0);
+    node_order_.assign(tree_->size(), 0);
+    opp_leading_.assign(cells, 0.0);
   }
   for (int p = 0; p < 2; ++p) {
     root_values_mean_[p].assign(H_, 0.0);
@@ -138,10 +212,15 @@ void SubgameSolver::step() {
 
 // Terminal values from the opponent's reach; pseudo-leaf values from the net, queried
 // with both players' normalised reaches (reach_ must hold the policy being evaluated)
-// and scaled by the opponent's mass.
+// and scaled by the opponent's mass. Off-path modes: the opponent's reach is its
+// lowest-order term at each node (opp_leading_, filled by cfr_step_orders), beliefs are
+// normalised by normalize_reach, and the values of node n are the coefficients of its
+// order node_order_[n].
 void SubgameSolver::compute_leaf_values(int player) {
   const int opp = 1 - player;
-  fill_terminal_values(*game_, *tree_, player, reach_[opp], &values_);
+  const bool orders = tracks_orders();
+  const std::vector<double>& opp_reach = orders ? opp_leading_ : reach_[opp];
+  fill_terminal_values(*game_, *tree_, player, opp_reach, &values_);
   const int L = static_cast<int>(tree_->pseudo_leaves.size());
   if (L == 0) return;
   const int row = batch_.row_size;
@@ -150,6 +229,7 @@ void SubgameSolver::compute_leaf_values(int player) {
   // A leaf the opponent reaches with zero mass has value exactly 0 for `player` (the net's
   // values are scaled by that mass), so it is not queried: regret matching plays many
   // actions with probability exactly 0, and the net is nearly all of a subgame's cost.
+  // kFloor does not query leaves of order 2 or more either: regret matching never sees them.
   queried_leaves_.clear();
   batch_.queried_player.clear();
   batch_.histories.clear();
@@ -158,8 +238,9 @@ void SubgameSolver::compute_leaf_values(int player) {
   for (int i = 0; i < L; ++i) {
     const size_t n = static_cast<size_t>(tree_->pseudo_leaves[i]);
     double mass = 0.0;
-    for (int h = 0; h < H_; ++h) mass += reach_[opp][n * H_ + h];
-    if (!(mass > 0.0)) {
+    for (int h = 0; h < H_; ++h) mass += opp_reach[n * H_ + h];
+    const bool beyond_floor = orders && params_.off_path == OffPath::kFloor && node_order_[n] >= 2;
+    if (beyond_floor || !(mass > 0.0)) {
       for (int h = 0; h < H_; ++h) values_[n * H_ + h] = 0.0;
       continue;
     }
@@ -170,7 +251,8 @@ void SubgameSolver::compute_leaf_values(int player) {
     r[1] = static_cast<float>(player);
     double* b = &query_beliefs_[j * 2 * H_];
     for (int p = 0; p < 2; ++p) {
-      normalize_beliefs(&reach_[p][n * H_], H_, b + p * H_);
+      if (orders) normalize_reach(&reach_[p][n * H_], &orders_[p][n * H_], H_, params_.off_path, b + p * H_);
+      else normalize_beliefs(&reach_[p][n * H_], H_, b + p * H_);
       for (int h = 0; h < H_; ++h) r[2 + F + p * H_ + h] = static_cast<float>(b[p * H_ + h]);
     }
     batch_.queried_player.push_back(player);
@@ -188,6 +270,12 @@ void SubgameSolver::compute_leaf_values(int player) {
     for (int h = 0; h < H_; ++h)
       values_[static_cast<size_t>(n) * H_ + h] = mass * leaf_out_[static_cast<size_t>(j) * H_ + h];
   }
+}
+
+void SubgameSolver::iterate_beliefs(int node, int player, double* out) const {
+  if (!tracks_orders()) throw std::logic_error("iterate_beliefs needs an off-path mode other than skip (CFR solvers)");
+  const size_t i = static_cast<size_t>(node) * H_;
+  normalize_reach(&reach_[player][i], &orders_[player][i], H_, params_.off_path, out);
 }
 
 void SubgameSolver::update_root_mean(int player, int update_index) {
@@ -362,9 +450,34 @@ struct RunUpdate {
   static void run(Args&&... args) { CfrPasses<kHands>::update(args...); }
 };
 
+// Discounts applied after update number t of a player (t = number of policies already in
+// the average).
+Discounts discounts_after(const SolverParams& params, int t_update) {
+  Discounts d;
+  const double tt = t_update;
+  switch (params.kind) {
+    case SolverKind::kLinearCfr: d.pos = d.neg = d.strat = tt / (tt + 1.0); break;
+    case SolverKind::kCfrPlus: d.strat = tt / (tt + 1.0); break;
+    case SolverKind::kDcfr: {
+      const double a = std::pow(tt, params.dcfr_alpha), b = std::pow(tt, params.dcfr_beta);
+      d.pos = a / (a + 1.0);
+      d.neg = b / (b + 1.0);
+      d.strat = std::pow(tt / (tt + 1.0), params.dcfr_gamma);
+      break;
+    }
+    default: break;
+  }
+  d.floor_regrets = params.kind == SolverKind::kCfrPlus;
+  return d;
+}
+
 }  // namespace
 
 void SubgameSolver::cfr_step(int player) {
+  if (tracks_orders()) {
+    cfr_step_orders(player);
+    return;
+  }
   const PublicTree& t = *tree_;
   const int H = H_;
   // Invariant: reach_[p] holds p's reach under current_ (set by the constructor and by
@@ -374,24 +487,160 @@ void SubgameSolver::cfr_step(int player) {
   const int t_update = ++steps_[player];
   update_root_mean(player, t_update);
 
-  // Discounts applied after this update (t = number of policies already in the average).
-  Discounts d;
-  const double tt = t_update;
-  switch (params_.kind) {
-    case SolverKind::kLinearCfr: d.pos = d.neg = d.strat = tt / (tt + 1.0); break;
-    case SolverKind::kCfrPlus: d.strat = tt / (tt + 1.0); break;
-    case SolverKind::kDcfr: {
-      const double a = std::pow(tt, params_.dcfr_alpha), b = std::pow(tt, params_.dcfr_beta);
-      d.pos = a / (a + 1.0);
-      d.neg = b / (b + 1.0);
-      d.strat = std::pow(tt / (tt + 1.0), params_.dcfr_gamma);
-      break;
-    }
-    default: break;
-  }
-  d.floor_regrets = params_.kind == SolverKind::kCfrPlus;
+  const Discounts d = discounts_after(params_, t_update);
   with_hands<RunUpdate>(H, t, H, player, d, reach_[player].data(), regrets_.data(), current_.data(), sum_.data(),
                         scratch_.data());
+  average_stale_ = true;
+}
+
+// One CFR update of `player` with reaches kept as leading-order terms (see OffPath). The
+// arithmetic on order-0 terms is that of cfr_step; what differs is what happens off path:
+//  * the opponent's reach at node n is its lowest-order term, of order K(n) = node_order_[n]
+//    (0 wherever the opponent's iterate reaches n); values at n are coefficients of eps^K(n),
+//    so an opponent node sums only the children of its own order;
+//  * the regrets of a node and hand hold the coefficients of one order, regret_order_: an
+//    update of lower order replaces them, one of the same order adds to them, one of
+//    higher order is negligible, and one whose regrets are all 0 changes nothing (kFloor
+//    also drops order 2 and beyond, which its floor never sees);
+//  * regret matching: kConditional uses the positive regrets whatever their order, and an
+//    action it gives probability 0 is taken at the next order with weight 1; kFloor plays
+//    as the original's max(R, eps): order 0 as kConditional but with weight 1 / total,
+//    order 1 in proportion to max(R, 1), higher orders (or none yet) uniformly.
+void SubgameSolver::cfr_step_orders(int player) {
+  const PublicTree& t = *tree_;
+  const int H = H_;
+  const int opp = 1 - player;
+  const bool floor_mode = params_.off_path == OffPath::kFloor;
+  {
+    const std::vector<double>& coef = reach_[opp];
+    const std::vector<uint16_t>& order = orders_[opp];
+    for (int n = 0; n < t.size(); ++n) {
+      const size_t b = static_cast<size_t>(n) * H;
+      uint16_t lowest = order[b];
+      for (int h = 1; h < H; ++h) lowest = std::min(lowest, order[b + h]);
+      node_order_[n] = lowest;
+      for (int h = 0; h < H; ++h) opp_leading_[b + h] = order[b + h] == lowest ? coef[b + h] : 0.0;
+    }
+  }
+  compute_leaf_values(player);
+
+  // Bottom-up values of the current iterate and regrets, order by order.
+  for (auto it = t.decision_nodes.rbegin(); it != t.decision_nodes.rend(); ++it) {
+    const int n = *it;
+    const int begin = t.first_child[n], end = begin + t.num_children[n];
+    const uint16_t K = node_order_[n];
+    double* v = &values_[static_cast<size_t>(n) * H];
+    for (int h = 0; h < H; ++h) v[h] = 0.0;
+    if (t.player[n] != player) {
+      for (int c = begin; c < end; ++c) {
+        if (node_order_[c] != K) continue;  // reached at a higher order: negligible here
+        const double* vc = &values_[static_cast<size_t>(c) * H];
+        for (int h = 0; h < H; ++h) v[h] += vc[h];
+      }
+      continue;
+    }
+    for (int c = begin; c < end; ++c) {
+      const double* vc = &values_[static_cast<size_t>(c) * H];
+      const double* p = &current_[static_cast<size_t>(c) * H];
+      for (int h = 0; h < H; ++h) v[h] += p[h] * vc[h];
+    }
+    if (floor_mode && K >= 2) continue;
+    // Per hand: keep (regrets of a lower order lead), add (same order) or replace (this
+    // order is lower). Regrets that are all 0 at order K carry nothing: the stored ones
+    // still lead.
+    uint16_t* stored = &regret_order_[static_cast<size_t>(n) * H];
+    double* keep = scratch_keep_.data();
+    double* replace = scratch_replace_.data();
+    for (int h = 0; h < H; ++h) keep[h] = 1.0;
+    for (int c = begin; c < end; ++c) {
+      const double* vc = &values_[static_cast<size_t>(c) * H];
+      for (int h = 0; h < H; ++h) keep[h] = vc[h] != v[h] ? 0.0 : keep[h];
+    }
+    for (int h = 0; h < H; ++h) {
+      if (K > stored[h]) keep[h] = 1.0;
+      replace[h] = keep[h] == 0.0 && K < stored[h] ? 1.0 : 0.0;
+      if (keep[h] == 0.0) stored[h] = K;
+    }
+    for (int c = begin; c < end; ++c) {
+      const double* vc = &values_[static_cast<size_t>(c) * H];
+      double* r = &regrets_[static_cast<size_t>(c) * H];
+      for (int h = 0; h < H; ++h) {
+        const double x = vc[h] - v[h];
+        r[h] = keep[h] != 0.0 ? r[h] : replace[h] != 0.0 ? x : r[h] + x;
+      }
+    }
+  }
+  const int t_update = ++steps_[player];
+  update_root_mean(player, t_update);
+
+  // Top-down: regret matching, discounting, the player's reach (coefficients and orders)
+  // under the new iterate and the average (order-0 reach only).
+  const Discounts d = discounts_after(params_, t_update);
+  std::vector<double>& coef = reach_[player];
+  std::vector<uint16_t>& order = orders_[player];
+  double* total = scratch_.data();
+  double* tremble = scratch_keep_.data();
+  double* rule = scratch_replace_.data();  // kFloor: 0 = regret matching, 1 = max(R, 1), 2 = uniform
+  for (int n : t.decision_nodes) {
+    const int begin = t.first_child[n], end = begin + t.num_children[n];
+    const size_t bn = static_cast<size_t>(n) * H;
+    if (t.player[n] != player) {
+      for (int c = begin; c < end; ++c) {
+        std::copy(&coef[bn], &coef[bn] + H, &coef[static_cast<size_t>(c) * H]);
+        std::copy(&order[bn], &order[bn] + H, &order[static_cast<size_t>(c) * H]);
+      }
+      continue;
+    }
+    const double uniform = 1.0 / (end - begin);
+    uint16_t* stored = &regret_order_[bn];
+    if (d.floor_regrets) {
+      // CFR+: regrets floored at 0 exactly; a hand whose regrets are then all 0 has no
+      // leading order any more (the next update of any order leads).
+      std::fill(total, total + H, 0.0);
+      for (int c = begin; c < end; ++c) {
+        double* r = &regrets_[static_cast<size_t>(c) * H];
+        for (int h = 0; h < H; ++h) {
+          r[h] = r[h] > 0.0 ? r[h] : 0.0;
+          total[h] += r[h];
+        }
+      }
+      for (int h = 0; h < H; ++h) {
+        if (total[h] == 0.0) stored[h] = kNeverUpdated;
+      }
+    }
+    // kConditional: regret matching at every order.
+    for (int h = 0; h < H; ++h) rule[h] = !floor_mode || stored[h] == 0 ? 0.0 : stored[h] == 1 ? 1.0 : 2.0;
+    std::fill(total, total + H, 0.0);
+    for (int c = begin; c < end; ++c) {
+      const double* r = &regrets_[static_cast<size_t>(c) * H];
+      for (int h = 0; h < H; ++h) {
+        const double floored = rule[h] == 0.0 ? (r[h] > 0.0 ? r[h] : 0.0) : (r[h] > 1.0 ? r[h] : 1.0);
+        total[h] += rule[h] == 2.0 ? 0.0 : floored;
+      }
+    }
+    for (int h = 0; h < H; ++h) tremble[h] = floor_mode && total[h] > 0.0 ? 1.0 / total[h] : 1.0;
+    for (int c = begin; c < end; ++c) {
+      const size_t i = static_cast<size_t>(c) * H;
+      for (int h = 0; h < H; ++h) {
+        const double r = regrets_[i + h];
+        double p = uniform;
+        if (rule[h] == 0.0 && total[h] > 0.0) p = (r > 0.0 ? r : 0.0) / total[h];
+        else if (rule[h] == 1.0) p = (r > 1.0 ? r : 1.0) / total[h];
+        current_[i + h] = p;
+        regrets_[i + h] = r * (r > 0.0 ? d.pos : d.neg);
+        const double parent = coef[bn + h];
+        const uint16_t k = order[bn + h];
+        if (p > 0.0) {
+          coef[i + h] = parent * p;
+          order[i + h] = k;
+        } else {
+          coef[i + h] = parent * tremble[h];
+          order[i + h] = k < kMaxOrder ? static_cast<uint16_t>(k + 1) : kMaxOrder;
+        }
+        sum_[i + h] = sum_[i + h] * d.strat + (k == 0 ? parent * p : 0.0);
+      }
+    }
+  }
   average_stale_ = true;
 }
 

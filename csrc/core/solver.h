@@ -13,6 +13,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,10 +30,42 @@ enum class SolverKind { kCfr, kLinearCfr, kCfrPlus, kDcfr, kFp, kLinearFp };
 SolverKind parse_solver_kind(const std::string& name);
 std::string solver_kind_name(SolverKind kind);
 
+// What the CFR solvers do at nodes the current iterate reaches with probability exactly 0
+// (regret matching gives many actions probability 0, so every iteration has such nodes).
+// Reaches are kept as leading-order terms c * eps^k of an infinitesimal eps, where k counts
+// the actions on the path that the iterate plays with probability 0 ("trembles"); the
+// computation is the exact eps -> 0 limit, with no eps in double precision and no underflow.
+//   kSkip: a player's regrets are updated only where the opponent's reach is positive; a
+//     pseudo-leaf the opponent does not reach is not queried and is worth 0.
+//   kFloor: the limit of the original ReBeL code, whose regret matching floors every regret
+//     at eps = 1e-80 (max(R, eps), normalised) and whose belief normalisation adds eps to
+//     every reach. A zero-probability action is played with probability eps / total (total:
+//     the hand's positive-regret sum), reaches of order 1 are kept, and regrets whose
+//     leading term has order 1 play in proportion to max(R, 1) (the floor compared with
+//     regrets that are themselves of order eps); order 2 and beyond plays uniformly, and a
+//     pseudo-leaf of order 1 is queried with beliefs (c + 1) / sum(c + 1), as eps-smoothing
+//     gives.
+//   kConditional: every node is updated with values conditional on reaching it: the
+//     opponent's reach at the node is its leading-order term (a zero-probability action
+//     counts as taken with weight 1, whatever the hand), regrets keep their leading order
+//     and regret matching uses it scale-free; pseudo-leaves are queried with the
+//     conditional beliefs of both players.
+// In both, a node's values are those of the opponent's lowest order there (exact for games
+// whose hands are independent, such as Liar's Dice) and the regrets of each node and hand
+// keep the lowest order that carried a nonzero regret.
+// The fictitious-play solvers ignore the mode: they play averages that include the uniform
+// start, so they reach every node a hand with positive belief can reach.
+enum class OffPath : uint8_t { kSkip, kFloor, kConditional };
+
+// Parses "skip", "floor", "conditional"; throws std::invalid_argument.
+OffPath parse_off_path(const std::string& name);
+std::string off_path_name(OffPath mode);
+
 struct SolverParams {
   SolverKind kind = SolverKind::kLinearCfr;
   double dcfr_alpha = 1.5, dcfr_beta = 0.0, dcfr_gamma = 2.0;
   bool optimistic = false;  // FP: best-respond to the average with the last BR counted twice
+  OffPath off_path = OffPath::kSkip;
 };
 
 using Beliefs = std::array<std::vector<double>, 2>;
@@ -50,7 +83,8 @@ class SubgameSolver {
   int num_steps() const { return steps_[0] + steps_[1]; }
   bool is_fp() const;
   // Pseudo-leaf rows sent to the value net so far, and rows left out because the
-  // opponent's reach mass there was 0 (for benchmarks and diagnostics).
+  // opponent's reach mass there was 0 (kSkip; kFloor: of order 2 or more), for benchmarks
+  // and diagnostics.
   long long leaf_queries() const { return leaf_queries_; }
   long long leaf_queries_skipped() const { return leaf_queries_skipped_; }
 
@@ -69,9 +103,15 @@ class SubgameSolver {
   const Game& game() const { return *game_; }
   const Beliefs& root_reach() const { return root_reach_; }
   const SolverParams& params() const { return params_; }
+  // True when the CFR passes keep reaches as leading-order terms (off_path != kSkip).
+  bool tracks_orders() const { return !orders_[0].empty(); }
+  // Beliefs of `player` at `node` under the current iterate (CFR) normalised as the
+  // off-path mode prescribes (see normalize_reach); for kSkip and FP, the normalised reach.
+  void iterate_beliefs(int node, int player, double* out) const;
 
  private:
   void cfr_step(int player);
+  void cfr_step_orders(int player);
   void fp_step(int player);
   void compute_leaf_values(int player);
   void update_root_mean(int player, int update_index);
@@ -88,7 +128,15 @@ class SubgameSolver {
   std::vector<double> scratch_;  // one value per hand
   mutable std::vector<double> average_;
   mutable bool average_stale_ = false;
-  std::array<std::vector<double>, 2> reach_;
+  std::array<std::vector<double>, 2> reach_;  // kSkip: reach; otherwise leading coefficients
+  // Off-path modes only (empty for kSkip and FP): the order k of every reach_ entry, the
+  // order of the regrets of every node and hand (kNeverUpdated before the first update)
+  // and, per iteration, the opponent's lowest order at every node with its reach at that
+  // order.
+  std::array<std::vector<uint16_t>, 2> orders_;
+  std::vector<uint16_t> regret_order_, node_order_;
+  std::vector<double> opp_leading_;
+  std::vector<double> scratch_keep_, scratch_replace_;  // one value per hand
   std::array<std::vector<double>, 2> root_values_mean_, root_values_last_;
   std::vector<int> best_child_;
 
@@ -108,6 +156,13 @@ class SubgameSolver {
 
 // Normalises a belief vector; all-zero mass gives the uniform distribution.
 void normalize_beliefs(const double* in, int H, double* out);
+
+// Beliefs from a reach vector given as leading-order terms coef[h] * eps^order[h]. With
+// K = min order: kConditional normalises the order-K coefficients; kFloor normalises the
+// order-0 coefficients if K = 0, gives (coef + 1) / sum(coef + 1) over the order-1 terms if
+// K = 1 (the limit of adding eps to every reach before normalising) and the uniform
+// distribution if K >= 2; kSkip ignores the orders (normalize_beliefs of the coefficients).
+void normalize_reach(const double* coef, const uint16_t* order, int H, OffPath mode, double* out);
 
 // Validates beliefs (length, finite, non-negative, positive mass) and normalises them.
 std::vector<double> checked_beliefs(const std::vector<double>& beliefs, int H, const char* what);

@@ -44,9 +44,11 @@ TestTimeSearch::TestTimeSearch(GamePtr game, SearchParams params, ValueNetPtr ne
     }
     subgames_[n] = std::move(sg);
   }
-  // Sharing the root trajectory stores T/2 policies of the root subgame; skip it when
-  // that would take more than 256 MiB.
-  const double bytes = 0.5 * params_.iterations * subgames_.at(0)->tree->size() * game_->num_hands() * sizeof(double);
+  // Sharing the root trajectory stores T/2 policies of the root subgame and their leaf
+  // beliefs; skip it when that would take more than 256 MiB.
+  const PublicTree& root_tree = *subgames_.at(0)->tree;
+  const double bytes = 0.5 * params_.iterations * (root_tree.size() + 2.0 * root_tree.pseudo_leaves.size()) *
+                       game_->num_hands() * sizeof(double);
   share_root_trajectory_ = bytes <= 256.0 * (1 << 20);
 }
 
@@ -89,7 +91,8 @@ void TestTimeSearch::search(int full_node, const Beliefs& beliefs, SearchMode mo
     if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled();
     solver.step();
   }
-  const std::vector<double>& played = shared_root                  ? root_iterate(steps, cancel)
+  const RootIterate* recorded = shared_root ? &root_iterate(steps, cancel) : nullptr;
+  const std::vector<double>& played = recorded                       ? recorded->policy
                                       : mode == SearchMode::kAverage ? solver.average_policy()
                                                                      : solver.current_policy();
   for (int s : t.decision_nodes) {
@@ -99,27 +102,48 @@ void TestTimeSearch::search(int full_node, const Beliefs& beliefs, SearchMode mo
     }
   }
   if (t.pseudo_leaves.empty()) return;
-  std::array<std::vector<double>, 2> reach;
-  for (int p = 0; p < 2; ++p) compute_reach(t, H, played, p, solver.root_reach()[p].data(), &reach[p]);
-  for (int leaf : t.pseudo_leaves) {
-    Beliefs next;
-    for (int p = 0; p < 2; ++p) {
-      next[p].resize(H);
-      normalize_beliefs(&reach[p][static_cast<size_t>(leaf) * H], H, next[p].data());
-    }
-    search(sg.to_full[leaf], next, mode, rng, policy, cancel);
+  const std::vector<double> at_leaves =
+      recorded ? recorded->leaf_beliefs : leaf_beliefs(sg, solver, played, mode == SearchMode::kSampled);
+  for (size_t i = 0; i < t.pseudo_leaves.size(); ++i) {
+    const double* b = &at_leaves[i * 2 * H];
+    Beliefs next{std::vector<double>(b, b + H), std::vector<double>(b + H, b + 2 * H)};
+    search(sg.to_full[t.pseudo_leaves[i]], next, mode, rng, policy, cancel);
   }
 }
 
-const std::vector<double>& TestTimeSearch::root_iterate(int iteration, const CancelFlag* cancel) const {
+std::vector<double> TestTimeSearch::leaf_beliefs(const Subgame& sg, const SubgameSolver& solver,
+                                                 const std::vector<double>& played, bool iterate) const {
+  const PublicTree& t = *sg.tree;
+  const int H = game_->num_hands();
+  std::vector<double> out(t.pseudo_leaves.size() * 2 * H);
+  if (iterate && solver.tracks_orders()) {
+    for (size_t i = 0; i < t.pseudo_leaves.size(); ++i) {
+      for (int p = 0; p < 2; ++p) solver.iterate_beliefs(t.pseudo_leaves[i], p, &out[(i * 2 + p) * H]);
+    }
+    return out;
+  }
+  std::array<std::vector<double>, 2> reach;
+  for (int p = 0; p < 2; ++p) compute_reach(t, H, played, p, solver.root_reach()[p].data(), &reach[p]);
+  for (size_t i = 0; i < t.pseudo_leaves.size(); ++i) {
+    for (int p = 0; p < 2; ++p) {
+      normalize_beliefs(&reach[p][static_cast<size_t>(t.pseudo_leaves[i]) * H], H, &out[(i * 2 + p) * H]);
+    }
+  }
+  return out;
+}
+
+const TestTimeSearch::RootIterate& TestTimeSearch::root_iterate(int iteration, const CancelFlag* cancel) const {
   std::lock_guard<std::mutex> lock(root_mutex_);
   if (root_iterates_.empty()) {
     const Subgame& sg = *subgames_.at(0);
     SubgameSolver solver(game_, sg.tree, {game_->hand_prior(), game_->hand_prior()}, params_.solver, net_);
-    std::vector<std::vector<double>> iterates;
+    std::vector<RootIterate> iterates;
     iterates.reserve((params_.iterations + 1) / 2);
     for (int i = 0; i < params_.iterations; ++i) {
-      if (i % 2 == 0) iterates.push_back(solver.current_policy());
+      if (i % 2 == 0) {
+        const std::vector<double>& policy = solver.current_policy();
+        iterates.push_back({policy, leaf_beliefs(sg, solver, policy, true)});
+      }
       if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled();
       solver.step();
     }

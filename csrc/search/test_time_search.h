@@ -67,16 +67,27 @@ class TestTimeSearch {
   void search(int full_node, const Beliefs& beliefs, SearchMode mode, Rng* rng,
               std::vector<double>* policy, const CancelFlag* cancel) const;
 
+  // The PBS beliefs at every pseudo-leaf of `sg` ([leaf][player][hand]) under `played`, the
+  // policy `solver` plays: the normalised reach; for a CFR iterate under an off-path mode,
+  // the solver's leading-order reach normalised as that mode prescribes (normalize_reach).
+  std::vector<double> leaf_beliefs(const Subgame& sg, const SubgameSolver& solver, const std::vector<double>& played,
+                                   bool iterate) const;
+
   // Mode (b) at the game's root: the root PBS never changes, so the solver's trajectory is
-  // the same for every sampled policy. Its current iterate at every even iteration is
-  // recorded once (lazily, thread-safe) and shared by all samples.
-  const std::vector<double>& root_iterate(int iteration, const CancelFlag* cancel) const;
+  // the same for every sampled policy. Its current iterate at every even iteration, with
+  // the leaf beliefs it induces, is recorded once (lazily, thread-safe) and shared by all
+  // samples.
+  struct RootIterate {
+    std::vector<double> policy;
+    std::vector<double> leaf_beliefs;
+  };
+  const RootIterate& root_iterate(int iteration, const CancelFlag* cancel) const;
 
   GamePtr game_;
   SearchParams params_;
   bool share_root_trajectory_ = false;
   mutable std::mutex root_mutex_;
-  mutable std::vector<std::vector<double>> root_iterates_;  // [iteration / 2] -> policy
+  mutable std::vector<RootIterate> root_iterates_;  // [iteration / 2]
   ValueNetPtr net_;
   std::shared_ptr<const PublicTree> full_tree_;
   std::vector<std::unique_ptr<Subgame>> subgames_;  // by full node; null if never a root

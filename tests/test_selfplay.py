@@ -116,15 +116,17 @@ def test_next_beliefs_follow_the_iterate_never_the_exploration(epsilon):
             np.testing.assert_allclose(step.next_beliefs[p], want, rtol=1e-12, atol=1e-15)
 
 
-def test_step_targets_are_the_averaged_root_values_of_the_same_solve():
+@pytest.mark.parametrize("off_path", ["skip", "floor", "conditional"])
+def test_step_targets_are_the_averaged_root_values_of_the_same_solve(off_path):
     game = liars_dice(1, 4)
     net = random_net(game)
-    gen = rebel.SelfPlayGenerator(game, net, depth=2, iterations=128)
+    gen = rebel.SelfPlayGenerator(game, net, depth=2, iterations=128, off_path=off_path)
     history = [2]
     b0 = np.array([0.4, 0.3, 0.2, 0.1])
     b1 = np.array([0.25, 0.25, 0.25, 0.25])
     step = gen.step(history, b0, b1, 11)
-    solver = rebel.SubgameSolver(game, rebel.build_tree(game, history, 2), b0, b1, solver="lcfr", net=net)
+    solver = rebel.SubgameSolver(game, rebel.build_tree(game, history, 2), b0, b1, solver="lcfr", net=net,
+                                 off_path=off_path)
     solver.run(128)
     for q in range(2):
         np.testing.assert_allclose(step.targets[q], solver.root_values(q).astype(np.float32), rtol=0, atol=0)

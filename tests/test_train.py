@@ -118,6 +118,7 @@ def test_paper_settings_are_the_defaults():
     ("trainer.lr=abc", "trainer.lr"),
     ("search.depth=0", "search.depth must be >= 1"),
     ("search.solver=xyz", "search.solver"),
+    ("search.off_path=sometimes", "search.off_path"),
     ("run.name=a/b", "run.name"),
     ("game.num_dice=0", "num_dice"),
     ("oops", "section.key=value"),

@@ -61,14 +61,17 @@ CFR-D (or FP) for `iterations` half-steps, sample the next root at a random iter
 epsilon-exploration, and return both players' training examples.
 
 SelfPlayGenerator(game, net=None, solver="lcfr", depth=2, iterations=1024, epsilon=0.25,
-sampling="linear", full_depth=False). sampling: "linear" (iteration i with weight i/2 + 1,
+sampling="linear", full_depth=False, off_path="skip"). sampling: "linear" (iteration i with weight i/2 + 1,
 the paper's) or "uniform". full_depth=True solves the whole game below each root (no net)
-and still walks `depth` actions: its targets are then exact (oracle) values.
+and still walks `depth` actions: its targets are then exact (oracle) values. off_path: how
+the solver treats nodes the current iterate never reaches (as SubgameSolver).
 Steps release the GIL and may run in several threads at once; cancel() stops them.)doc")
       .def(py::init([](const std::shared_ptr<Game>& game, std::shared_ptr<ValueNet> net, const std::string& solver,
-                       int depth, int iterations, double epsilon, const std::string& sampling, bool full_depth) {
+                       int depth, int iterations, double epsilon, const std::string& sampling, bool full_depth,
+                       const std::string& off_path) {
              SelfPlayParams params;
              params.solver.kind = parse_solver_kind(solver);
+             params.solver.off_path = parse_off_path(off_path);
              params.depth = depth;
              params.iterations = iterations;
              params.epsilon = epsilon;
@@ -82,7 +85,7 @@ Steps release the GIL and may run in several threads at once; cancel() stops the
            }),
            py::arg("game"), py::arg("net") = nullptr, py::arg("solver") = "lcfr", py::arg("depth") = 2,
            py::arg("iterations") = 1024, py::arg("epsilon") = 0.25, py::arg("sampling") = "linear",
-           py::arg("full_depth") = false)
+           py::arg("full_depth") = false, py::arg("off_path") = off_path_name(SolverParams{}.off_path))
       .def("step", [](const PySelfPlayGenerator& g, const History& history, const py::object& beliefs0,
                       const py::object& beliefs1, uint64_t seed, int iteration, bool keep_iterate) {
         const Game& game = g.generator->game();

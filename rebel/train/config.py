@@ -16,6 +16,7 @@ from omegaconf import OmegaConf
 from rebel import config as shared
 from rebel.config import ConfigError, GameSection
 from rebel.games import Game
+from rebel.solve import OFF_PATH_MODES
 
 __all__ = ["ConfigError", "TrainConfig", "load_train_config", "valid_keys", "game_of", "to_yaml", "from_yaml_text"]
 
@@ -29,6 +30,7 @@ class SearchSection:
     iterations: int = 1024           # half-iterations T per subgame
     epsilon: float = 0.25            # exploration at the exploring player's nodes
     iteration_sampling: str = "linear"  # linear (paper's Algorithm 1) or uniform (original code)
+    off_path: str = "skip"           # nodes the iterate never reaches: skip, floor (original's), conditional
 
 
 @dataclass
@@ -128,6 +130,7 @@ def check(config: TrainConfig) -> None:
         (0.0 <= s.epsilon <= 1.0, f"search.epsilon must lie in [0, 1], got {s.epsilon}"),
         (s.iteration_sampling in ("linear", "uniform"),
          f"search.iteration_sampling must be 'linear' or 'uniform', got {s.iteration_sampling!r}"),
+        (s.off_path in OFF_PATH_MODES, f"search.off_path must be one of {', '.join(OFF_PATH_MODES)}, got {s.off_path!r}"),
         (1 <= config.selfplay.threads <= 256, f"selfplay.threads must be in [1, 256], got {config.selfplay.threads}"),
         (config.selfplay.seed >= 0, f"selfplay.seed must be >= 0, got {config.selfplay.seed}"),
         (config.replay.capacity >= 2, f"replay.capacity must be >= 2, got {config.replay.capacity}"),

@@ -50,7 +50,8 @@ class HeldOutSet:
         """Runs ``evaluation.heldout_steps`` oracle-labelled self-play steps (deterministic)."""
         s = config.search
         generator = _core.SelfPlayGenerator(game, None, solver=ORACLE_SOLVER, depth=s.depth, iterations=s.iterations,
-                                            epsilon=s.epsilon, sampling=s.iteration_sampling, full_depth=True)
+                                            epsilon=s.epsilon, sampling=s.iteration_sampling, full_depth=True,
+                                            off_path=s.off_path)
         rng = np.random.Generator(np.random.PCG64(config.evaluation.heldout_seed))
         prior = np.asarray(game.hand_prior, dtype=np.float64)
         history: list[int] = []
@@ -93,7 +94,7 @@ def search_exploitability(game: _core.Game, net: _core.ValueNet, config: TrainCo
     """Exact exploitability of mode (b) with ``net`` (N = evaluation.repeats sampled policies)."""
     s, e = config.search, config.evaluation
     start = time.perf_counter()
-    search = _core.TestTimeSearch(game, net, s.solver, s.depth, s.iterations)
+    search = _core.TestTimeSearch(game, net, s.solver, s.depth, s.iterations, off_path=s.off_path)
     result = search.evaluate_sampled(e.repeats, threads=e.threads, seed=e.seed, progress=progress)
     return {
         "exploitability": float(result["exploitability"][-1]),

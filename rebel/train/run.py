@@ -94,7 +94,7 @@ class Training:
         s = config.search
         generator = _core.SelfPlayGenerator(self.game, self.native, solver=s.solver, depth=s.depth,
                                             iterations=s.iterations, epsilon=s.epsilon,
-                                            sampling=s.iteration_sampling)
+                                            sampling=s.iteration_sampling, off_path=s.off_path)
         self.loops = [SelfPlayLoop(self.game, generator, _seed_sequence(seed, i)) for i in range(config.selfplay.threads)]
         self.sampler_rng = np.random.Generator(np.random.PCG64(_seed_sequence(seed, 1 << 20)))
         self.generated = 0
@@ -180,7 +180,7 @@ class Training:
         s = self.config.search
         full_solver = {"cfr": "lcfr", "fp": "lfp"}.get(s.solver, s.solver)
         log.info("references: full-game %s and the zero net's search", full_solver)
-        full = solve(self.game, full_solver, s.iterations, progress=False)
+        full = solve(self.game, full_solver, s.iterations, off_path=s.off_path, progress=False)
         with _Bar(self.progress, self.config.evaluation.repeats, "zero-net search") as bar:
             zero = search_exploitability(self.game, _core.ZeroNet(self.game), self.config, progress=bar.update_to)
         refs = {"full_game_solver": full_solver, "full_game_exploitability": full.exploitability,

@@ -10,6 +10,7 @@ Examples::
     rebel eval --game liars_dice --dice 1 --faces 4 --net zero --depth 2 --iters 1024 --repeats 16
     rebel eval --game kuhn --net oracle --depth 2 --iters 1024 --repeats 256 --json
     rebel eval --net runs/exp/weights.bin --solver fp --repeats 1024 --threads 2 --policy-out b.json
+    rebel eval --config my_eval.yaml search.iterations=256 game.num_faces=5
 """
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ from typing import Any, Dict
 
 from rebel.cli_common import UsageError, non_negative_int, print_json
 from rebel.evaluate import EvalSettings, evaluate, mode_b_table, public_view
-from rebel.games import game_from_config, game_param_defaults
+from rebel.eval_config import ConfigError, EvalConfig, load_eval_config
+from rebel.games import game_param_defaults
 from rebel.policy_io import save_policy
 from rebel.solve import DEFAULT_OFF_PATH, OFF_PATH_HELP, OFF_PATH_MODES
 
@@ -38,75 +40,100 @@ def register(subparsers: Any) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    p.add_argument("overrides", nargs="*", metavar="KEY=VALUE",
+                   help="dotted config overrides, e.g. search.iterations=256 (applied after --config)")
+    p.add_argument("--config", metavar="FILE", help="YAML config with sections game, search, output")
     g = p.add_argument_group("game")
-    g.add_argument("--game", default="liars_dice", help="game name (see `rebel games`)")
+    g.add_argument("--game", help="game name (see `rebel games`; default liars_dice)")
     g.add_argument("--dice", type=int, metavar="D", help="Liar's Dice: dice per player (default 1)")
     g.add_argument("--faces", type=int, metavar="F", help="Liar's Dice: faces per die (default 4)")
     s = p.add_argument_group("search")
-    s.add_argument("--net", default="zero", metavar="{zero,oracle,PATH}",
-                   help="leaf values: 'zero', 'oracle' (exact, solves below each leaf) or an exported MLP weights file")
-    s.add_argument("--solver", default="cfr", choices=SOLVER_CHOICES,
-                   help="cfr = linear CFR-D (the paper's), fp = linear FP; the others as in `rebel solve`")
-    s.add_argument("--depth", type=int, default=2, help="actions per subgame (>= 1)")
-    s.add_argument("--iters", "--iterations", dest="iters", type=int, default=1024,
-                   help="half-iterations per subgame and for the full-game baseline")
-    s.add_argument("--repeats", type=int, default=1024, help="N: sampled full-game policies for mode (b)")
-    s.add_argument("--threads", type=int, default=2, help="threads computing the sampled policies")
-    s.add_argument("--seed", type=non_negative_int, default=0, help="seed of the sampled policies")
+    s.add_argument("--net", metavar="{zero,oracle,PATH}",
+                   help="leaf values: 'zero' (default), 'oracle' (exact, solves below each leaf) or an exported "
+                        "MLP weights file")
+    s.add_argument("--solver", choices=SOLVER_CHOICES,
+                   help="cfr = linear CFR-D (the paper's, default), fp = linear FP; the others as in `rebel solve`")
+    s.add_argument("--depth", type=int, help="actions per subgame (default 2)")
+    s.add_argument("--iters", "--iterations", dest="iters", type=int,
+                   help="half-iterations per subgame and for the full-game baseline (default 1024)")
+    s.add_argument("--repeats", type=int, help="N: sampled full-game policies for mode (b) (default 1024)")
+    s.add_argument("--threads", type=int, help="threads computing the sampled policies (default 2)")
+    s.add_argument("--seed", type=non_negative_int, help="seed of the sampled policies (default 0)")
     s.add_argument("--oracle-iters", type=int, metavar="N",
                    help="iterations of each oracle solve (default: --iters)")
-    s.add_argument("--oracle-solver", default="lcfr", choices=SOLVER_CHOICES,
+    s.add_argument("--oracle-solver", choices=SOLVER_CHOICES,
                    help="tabular solver of each oracle solve (default lcfr, as the original ReBeL)")
-    s.add_argument("--oracle-values", default="root_mean", choices=("root_mean", "best_response"),
+    s.add_argument("--oracle-values", choices=("root_mean", "best_response"),
                    help="oracle answer: the linear mean of the iterates' root values (default, the original "
                         "ReBeL's) or best-response values against the solved average policy")
-    s.add_argument("--off-path", default=DEFAULT_OFF_PATH, choices=OFF_PATH_MODES,
+    s.add_argument("--off-path", choices=OFF_PATH_MODES,
                    help="CFR solvers (search, full game and oracle): nodes the current iterate reaches with "
                         "probability 0; " + "; ".join(f"{k}: {v}" for k, v in OFF_PATH_HELP.items())
                         + f" (default {DEFAULT_OFF_PATH})")
-    s.add_argument("--no-mode-a", dest="mode_a", action="store_false", help="skip mode (a)")
+    s.add_argument("--no-mode-a", dest="mode_a", action="store_false", default=None, help="skip mode (a)")
     o = p.add_argument_group("output")
-    o.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+    o.add_argument("--json", action="store_true", default=None, help="print exactly one JSON object on stdout")
     o.add_argument("--policy-out", metavar="FILE", help="write the mode-(b) averaged policy (.json or .npz)")
-    o.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
+    o.add_argument("--no-progress", dest="progress", action="store_false", default=None,
+                   help="never show a progress bar")
     p.set_defaults(handler=run)
 
 
-def _settings(args: argparse.Namespace) -> EvalSettings:
-    params: Dict[str, int] = {}
+def _flags(args: argparse.Namespace) -> Dict[str, Any]:
+    """The command-line flags that were given, as a nested config layer."""
+    game = {"name": args.game, "num_dice": args.dice, "num_faces": args.faces}
+    search = {"net": args.net, "solver": args.solver, "depth": args.depth, "iterations": args.iters,
+              "repeats": args.repeats, "threads": args.threads, "seed": args.seed,
+              "oracle_iterations": args.oracle_iters, "oracle_solver": args.oracle_solver,
+              "oracle_values": args.oracle_values, "off_path": args.off_path, "mode_a": args.mode_a}
+    output = {"json": args.json, "policy_out": args.policy_out, "progress": args.progress}
+    layer = {name: {k: v for k, v in section.items() if v is not None}
+             for name, section in (("game", game), ("search", search), ("output", output))}
+    return {k: v for k, v in layer.items() if v}
+
+
+def _config(args: argparse.Namespace) -> EvalConfig:
+    if (args.dice is not None or args.faces is not None) and args.game is not None:
+        try:
+            if "num_dice" not in game_param_defaults(args.game):
+                raise UsageError(f"--dice/--faces do not apply to {args.game}")
+        except ValueError as e:
+            raise UsageError(str(e)) from None
     try:
-        defaults = game_param_defaults(args.game)
-    except (KeyError, ValueError) as e:
-        raise UsageError(str(e).strip("'\"")) from None
-    if args.dice is not None or args.faces is not None:
-        if "num_dice" not in defaults:
-            raise UsageError(f"--dice/--faces do not apply to {args.game}")
-    for key, value in (("num_dice", args.dice), ("num_faces", args.faces)):
-        if value is not None:
-            params[key] = value
-    params = {**defaults, **params}
-    try:
-        game_from_config({"name": args.game, **params})  # validates sizes before any work
-    except (KeyError, TypeError, ValueError) as e:
-        raise UsageError(str(e).strip("'\"")) from None
-    for name in ("depth", "iters", "repeats", "threads"):
-        if getattr(args, name) < 1:
-            raise UsageError(f"--{name} must be >= 1, got {getattr(args, name)}")
-    if args.oracle_iters is not None and args.oracle_iters < 1:
-        raise UsageError(f"--oracle-iters must be >= 1, got {args.oracle_iters}")
-    if args.net not in ("zero", "oracle") and not os.path.isfile(args.net):
-        raise UsageError(f"--net must be 'zero', 'oracle' or a weights file; {args.net!r} is not a file")
-    if args.policy_out is not None:
-        if not args.policy_out.lower().endswith((".json", ".npz")):
-            raise UsageError(f"--policy-out {args.policy_out!r} must end in .json or .npz")
-        folder = os.path.dirname(os.path.abspath(args.policy_out))
+        cfg = load_eval_config(args.config, args.overrides, _flags(args))
+    except ConfigError as e:
+        raise UsageError(str(e)) from None
+    s, out = cfg.search, cfg.output
+    for flag, key in (("depth", "depth"), ("iters", "iterations"), ("repeats", "repeats"), ("threads", "threads")):
+        if getattr(s, key) < 1:
+            raise UsageError(f"--{flag} must be >= 1, got {getattr(s, key)} (search.{key})")
+    if s.seed < 0:
+        raise UsageError(f"--seed must be >= 0, got {s.seed} (search.seed)")
+    if s.oracle_iterations is not None and s.oracle_iterations < 1:
+        raise UsageError(f"--oracle-iters must be >= 1, got {s.oracle_iterations} (search.oracle_iterations)")
+    for key, choices in (("solver", SOLVER_CHOICES), ("oracle_solver", SOLVER_CHOICES),
+                         ("oracle_values", ("root_mean", "best_response")), ("off_path", OFF_PATH_MODES)):
+        if getattr(s, key) not in choices:
+            raise UsageError(f"search.{key} must be one of {', '.join(choices)}, got {getattr(s, key)!r}")
+    if s.net not in ("zero", "oracle") and not os.path.isfile(s.net):
+        raise UsageError(f"--net must be 'zero', 'oracle' or a weights file; {s.net!r} is not a file")
+    if out.policy_out is not None:
+        if not out.policy_out.lower().endswith((".json", ".npz")):
+            raise UsageError(f"--policy-out {out.policy_out!r} must end in .json or .npz")
+        folder = os.path.dirname(os.path.abspath(out.policy_out))
         if not os.path.isdir(folder):
             raise UsageError(f"--policy-out: folder {folder!r} does not exist")
+    return cfg
+
+
+def _settings(cfg: EvalConfig) -> EvalSettings:
+    game = cfg.game.as_dict()
+    s = cfg.search
     return EvalSettings(
-        game=args.game, game_params=params, net=args.net, solver=args.solver, depth=args.depth,
-        iterations=args.iters, repeats=args.repeats, threads=args.threads, seed=args.seed,
-        oracle_iterations=args.oracle_iters, oracle_solver=args.oracle_solver, oracle_values=args.oracle_values,
-        mode_a=args.mode_a, off_path=args.off_path,
+        game=game.pop("name"), game_params=game, net=s.net, solver=s.solver, depth=s.depth,
+        iterations=s.iterations, repeats=s.repeats, threads=s.threads, seed=s.seed,
+        oracle_iterations=s.oracle_iterations, oracle_solver=s.oracle_solver, oracle_values=s.oracle_values,
+        mode_a=s.mode_a, off_path=s.off_path,
     )
 
 
@@ -125,8 +152,10 @@ def _progress_bar(enabled: bool, total: int):
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``rebel eval``."""
-    settings = _settings(args)
-    bar, update = _progress_bar(args.progress and sys.stderr.isatty(), settings.repeats)
+    cfg = _config(args)
+    settings = _settings(cfg)
+    policy_out = cfg.output.policy_out
+    bar, update = _progress_bar(cfg.output.progress and sys.stderr.isatty(), settings.repeats)
     try:
         try:
             result = evaluate(settings, progress=update)
@@ -135,13 +164,13 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if bar is not None:
             bar.close()
-    if args.policy_out:
-        save_policy(args.policy_out, result["_game"], result["_mode_b_policy"], result["_full_tree"])
-        log.info("wrote the mode-(b) policy to %s", args.policy_out)
+    if policy_out:
+        save_policy(policy_out, result["_game"], result["_mode_b_policy"], result["_full_tree"])
+        log.info("wrote the mode-(b) policy to %s", policy_out)
     summary = public_view(result)
-    if args.policy_out:
-        summary["policy_out"] = args.policy_out
-    if args.json:
+    if policy_out:
+        summary["policy_out"] = policy_out
+    if cfg.output.json:
         print_json(summary)
     else:
         _print_report(summary)

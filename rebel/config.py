@@ -19,7 +19,7 @@ from omegaconf.errors import ConfigKeyError, OmegaConfBaseException
 
 from rebel.games import Game, game_from_config, game_param_defaults
 
-__all__ = ["ConfigError", "GameSection", "yaml_layer", "dotlist_layer", "merge_layers", "valid_keys"]
+__all__ = ["ConfigError", "GameSection", "OutputSection", "yaml_layer", "dotlist_layer", "merge_layers", "load_config", "valid_keys"]
 
 T = TypeVar("T")
 
@@ -56,6 +56,15 @@ class GameSection:
             return game_from_config(self.as_dict())
         except (TypeError, ValueError) as e:
             raise ConfigError(f"game: {e}") from None
+
+
+@dataclass
+class OutputSection:
+    """Output settings of the one-shot commands (``rebel solve``, ``rebel eval``)."""
+
+    json: bool = False                # print one JSON object instead of a table
+    policy_out: Optional[str] = None  # write the resulting policy here (.json or .npz)
+    progress: bool = True             # progress bar on stderr (on a terminal)
 
 
 def valid_keys(schema: type) -> list[str]:
@@ -116,6 +125,25 @@ def merge_layers(schema: type[T], layers: Sequence[tuple[str, Any]]) -> T:
         except OmegaConfBaseException as e:
             raise ConfigError(f"{where}: {_describe(e, schema)}") from None
     return OmegaConf.to_object(cfg)  # type: ignore[return-value]
+
+
+def load_config(schema: type[T], config_file: Optional[str] = None, overrides: Sequence[str] = (),
+                flags: Optional[Mapping[str, Any]] = None, example: str = "solver.iterations=256") -> T:
+    """Defaults of ``schema`` < ``config_file`` < dotted ``overrides`` < ``flags`` (a nested
+    dict of the command-line flags that were given). The game section, if any, is checked
+    by building the game."""
+    layers: list[tuple[str, Any]] = []
+    if config_file:
+        layers.append((f"config file {config_file!r}", yaml_layer(config_file)))
+    if overrides:
+        layers.append(("overrides", dotlist_layer(overrides, example)))
+    if flags:
+        layers.append(("command line", dict(flags)))
+    config = merge_layers(schema, layers)
+    game = getattr(config, "game", None)
+    if isinstance(game, GameSection):
+        game.make()
+    return config
 
 
 def to_yaml(config: Any) -> str:

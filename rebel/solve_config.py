@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
 
 from rebel import config as shared
-from rebel.config import ConfigError, GameSection
+from rebel.config import ConfigError, GameSection, OutputSection
 from rebel.solve import DEFAULT_OFF_PATH, OFF_PATH_MODES
 
 __all__ = ["ConfigError", "DEFAULTS", "SolveConfig", "load_solve_config"]
@@ -36,13 +36,6 @@ class SolverSection:
     dcfr_beta: float = 0.0
     dcfr_gamma: float = 2.0
     off_path: str = DEFAULT_OFF_PATH
-
-
-@dataclass
-class OutputSection:
-    json: bool = False
-    policy_out: Optional[str] = None
-    progress: bool = True
 
 
 @dataclass
@@ -71,15 +64,7 @@ def load_solve_config(
     The game section is checked by building the game, so unknown games, unknown parameters
     and out-of-range values (e.g. ``num_dice: 0``) surface here as :class:`ConfigError`.
     """
-    layers: list[tuple[str, Any]] = []
-    if config_file:
-        layers.append((f"config file {config_file!r}", shared.yaml_layer(config_file)))
-    if overrides:
-        layers.append(("overrides", shared.dotlist_layer(overrides)))
-    if flags:
-        layers.append(("command line", dict(flags)))
-    cfg = shared.merge_layers(SolveConfig, layers)
-    cfg.game.make()
+    cfg = shared.load_config(SolveConfig, config_file, overrides, flags)
     if cfg.solver.off_path not in OFF_PATH_MODES:
         raise ConfigError(f"solver.off_path must be one of {', '.join(OFF_PATH_MODES)}, got {cfg.solver.off_path!r}")
     return cfg

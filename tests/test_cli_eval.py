@@ -87,3 +87,26 @@ def test_truncated_weights_file_is_a_usage_error(tmp_path):
     proc = run_cli("eval", "--net", str(bad), "--iters", "8", "--repeats", "1")
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
+
+
+def test_eval_config_file_overrides_and_flags_merge_in_order(tmp_path):
+    path = tmp_path / "e.yaml"
+    path.write_text("game: {name: liars_dice, num_faces: 3}\nsearch: {iterations: 16, repeats: 4, threads: 1}\n")
+    proc = run_cli("eval", "--config", str(path), "search.repeats=2", "--iters", "8", "--no-mode-a", "--json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["game"] == {"name": "liars_dice", "num_dice": 1, "num_faces": 3}
+    assert report["iterations"] == 8 and report["repeats"] == 2 and "mode_a" not in report
+
+
+@pytest.mark.parametrize("args, message", [
+    (["search.iters=3"], "unknown config key 'search.iters'"),
+    (["search.depth=deep"], "search.depth"),
+    (["search.depth=0"], "--depth must be >= 1"),
+    (["search.off_path=never"], "search.off_path must be one of"),
+    (["game.name=kuhn", "game.num_dice=2"], "unknown config key 'game.num_dice' for game 'kuhn'"),
+])
+def test_eval_config_mistakes_exit_2(args, message):
+    proc = run_cli("eval", *args)
+    assert proc.returncode == 2, proc.stderr
+    assert message in proc.stderr and "Traceback" not in proc.stderr

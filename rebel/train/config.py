@@ -104,12 +104,7 @@ def valid_keys() -> list[str]:
 
 def load_train_config(config_file: Optional[str] = None, overrides: Sequence[str] = ()) -> TrainConfig:
     """Resolves the defaults < ``config_file`` < ``overrides`` (``section.key=value``)."""
-    layers = []
-    if config_file:
-        layers.append((f"config file {config_file!r}", shared.yaml_layer(config_file)))
-    if overrides:
-        layers.append(("overrides", shared.dotlist_layer(overrides, "trainer.lr=1e-3")))
-    config = shared.merge_layers(TrainConfig, layers)
+    config = shared.load_config(TrainConfig, config_file, overrides, example="trainer.lr=1e-3")
     check(config)
     return config
 

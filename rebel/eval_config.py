@@ -1,0 +1,49 @@
+"""Configuration of ``rebel eval``: built-in defaults, an optional YAML file, dotted
+``key=value`` overrides and command-line flags, merged by :mod:`rebel.config` (the
+mechanism ``rebel solve`` and ``rebel train`` use).
+
+Sections: ``game`` (as everywhere), ``search`` (the keys of
+:class:`rebel.evaluate.EvalSettings`: net, solver, depth, iterations, repeats, threads,
+seed, oracle_iterations, oracle_solver, oracle_values, off_path, mode_a) and ``output``
+(json, policy_out, progress).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from rebel import config as shared
+from rebel.config import ConfigError, GameSection, OutputSection
+from rebel.solve import DEFAULT_OFF_PATH
+
+__all__ = ["ConfigError", "EvalConfig", "load_eval_config"]
+
+
+@dataclass
+class EvalSearchSection:
+    net: str = "zero"                        # zero, oracle or an exported weights file
+    solver: str = "cfr"                      # cfr = linear CFR-D (the paper's), fp = linear FP
+    depth: int = 2
+    iterations: int = 1024
+    repeats: int = 1024                      # N sampled policies of mode (b)
+    threads: int = 2
+    seed: int = 0
+    oracle_iterations: Optional[int] = None  # default: iterations
+    oracle_solver: str = "lcfr"
+    oracle_values: str = "root_mean"
+    off_path: str = DEFAULT_OFF_PATH
+    mode_a: bool = True
+
+
+@dataclass
+class EvalConfig:
+    game: GameSection = field(default_factory=GameSection)
+    search: EvalSearchSection = field(default_factory=EvalSearchSection)
+    output: OutputSection = field(default_factory=OutputSection)
+
+
+def load_eval_config(config_file: Optional[str] = None, overrides: Sequence[str] = (),
+                     flags: Optional[Mapping[str, Any]] = None) -> EvalConfig:
+    """Resolves defaults < ``config_file`` < ``overrides`` < ``flags`` (a nested dict)."""
+    return shared.load_config(EvalConfig, config_file, overrides, flags, example="search.iterations=256")

@@ -72,17 +72,9 @@ def run(args: argparse.Namespace) -> int:
                 raise UsageError(f"--resume takes only {', '.join(RESUME_OVERRIDABLE)} overrides, got {bad}")
             run_dir = RunDirectory.existing(args.resume)
             try:
-                saved = from_yaml_text(run_dir.config_text())
+                config = from_yaml_text(run_dir.config_text(), overrides)
             except ConfigError as e:
                 raise UsageError(f"{run_dir.file(RunDirectory.CONFIG)}: {e}") from None
-            import tempfile, os
-
-            with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
-                f.write(to_yaml(saved))
-            try:
-                config = load_train_config(f.name, overrides)
-            finally:
-                os.unlink(f.name)
         else:
             if not args.config:
                 raise UsageError("give a CONFIG (e.g. `rebel train quick`) or --resume RUN_DIR")

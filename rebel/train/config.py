@@ -163,12 +163,16 @@ def to_yaml(config: TrainConfig) -> str:
     return shared.to_yaml(config)
 
 
-def from_yaml_text(text: str) -> TrainConfig:
-    """Parses a configuration saved by :func:`to_yaml` (checked like any other)."""
+def from_yaml_text(text: str, overrides: Sequence[str] = ()) -> TrainConfig:
+    """Parses a configuration saved by :func:`to_yaml`, then applies ``overrides`` (checked
+    like any other configuration)."""
     try:
         layer = OmegaConf.create(text)
     except Exception as e:
         raise ConfigError(f"not a valid configuration: {e}") from None
-    config = shared.merge_layers(TrainConfig, [("saved configuration", layer)])
+    layers = [("saved configuration", layer)]
+    if overrides:
+        layers.append(("overrides", shared.dotlist_layer(overrides, "run.epochs=2000")))
+    config = shared.merge_layers(TrainConfig, layers)
     check(config)
     return config

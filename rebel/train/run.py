@@ -26,7 +26,7 @@ import torch
 from rebel import _core
 from rebel.model import ValueMLP, to_native, update_native
 from rebel.solve import solve
-from rebel.train.checkpoint import load_checkpoint, save_checkpoint
+from rebel.train.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from rebel.train.config import TrainConfig, game_of
 from rebel.train.evaluation import HeldOutSet, check_evaluable, search_exploitability
 from rebel.train.replay import ReplayBuffer
@@ -137,19 +137,14 @@ class Training:
             for loop, loop_state in zip(self.loops, state["loops"]):
                 loop.load_state(loop_state)
             self.sampler_rng.bit_generator.state = state["sampler_rng"]
-            torch.set_rng_state(torch.from_numpy(np.asarray(state["torch_rng"])) if isinstance(state["torch_rng"], np.ndarray)
-                                else state["torch_rng"])
+            torch.set_rng_state(state["torch_rng"])
             self.generated, self.trained = int(state["generated"]), int(state["trained"])
             self.elapsed_before = float(state["elapsed"])
             self.references = dict(state.get("references") or {})
             self.last_evaluation = state.get("last_evaluation")
         except (KeyError, ValueError, TypeError, RuntimeError) as e:
-            from rebel.train.checkpoint import CheckpointError
-
             raise CheckpointError(f"{self.run_dir.file(RunDirectory.CHECKPOINT)} does not fit this run: {e}") from None
         if self.generated != (self.trainer.epoch + 1) * self.G and not (self.trainer.epoch == 0 and self.generated == 0):
-            from rebel.train.checkpoint import CheckpointError
-
             raise CheckpointError(f"checkpoint counters do not fit the schedule (epoch {self.trainer.epoch}, "
                                   f"{self.generated} examples generated, {self.G} per epoch)")
         update_native(self.native, self.trainer.model)

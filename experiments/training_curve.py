@@ -72,13 +72,13 @@ def plot(evals: list[dict[str, Any]], refs: dict[str, Any], oracle: Optional[flo
     fig.savefig(out, dpi=110)
 
 
-def main() -> None:
+def main(argv: "list[str] | None" = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("run_dir")
     parser.add_argument("--oracle", type=float, help="exploitability with exact leaf values, drawn as a reference")
     parser.add_argument("--title", default=None)
     parser.add_argument("--out", help="write the plot here (PNG)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     run_dir = Path(args.run_dir)
     evals, refs = read(run_dir)
     print(table(evals))
@@ -87,7 +87,8 @@ def main() -> None:
     if args.out:
         plot(evals, refs, args.oracle, args.title or f"ReBeL training: {run_dir.name}", args.out)
         print(f"wrote {args.out}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

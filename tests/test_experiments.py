@@ -138,3 +138,26 @@ def test_cfrd_rate_takes_the_off_path_mode(tmp_path):
     report = json.loads(out.read_text())
     assert report["off_path"] == "floor"
     assert 0 < report["rows"][0]["depth_limited"]["exploitability"] < 0.2
+
+
+RESULTS_1X4F = EXPERIMENTS / "results" / "1x4f-60min"
+
+
+def test_training_curve_of_the_committed_1x4f_run(tmp_path, capsys):
+    curve = load("training_curve")
+    out = tmp_path / "curve.png"
+    assert curve.main([str(RESULTS_1X4F), "--oracle", "0.0165", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "| 22.9 | 50 | 326,400 | 0.0167 |" in text and "| 59.7 | 120 | 774,400 | 0.0168 |" in text
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_heldout_gap_separates_target_and_net_error(tmp_path):
+    gap = load("heldout_gap")
+    out = tmp_path / "gap.json"
+    assert gap.main([str(RESULTS_1X4F), "--samples", "4", "--out", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["heldout_pbs"] == 251  # the 502 held-out rows of the run, two per PBS
+    # CFR-D with exact leaf values reproduces the oracle labels closely; the net does not.
+    assert report["mean_abs_cfrd_oracle_leaves_target_minus_label"] < 0.01
+    assert report["mean_abs_net_minus_label"] > 0.02

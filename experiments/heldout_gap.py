@@ -1,0 +1,87 @@
+"""Where a trained net's held-out error comes from: the net, or the self-play targets?
+
+The held-out labels of a training run are full-depth solves (what ``OracleNet`` answers).
+Self-play trains on something else: the root-value means of depth-limited CFR-D. This
+script takes a sample of the run's held-out PBSs (regenerated from its config, exactly as
+the run drew them) and compares, per value and hand:
+
+* CFR-D's root-value mean with exact leaf values (``OracleNet``, T = search.iterations)
+  against the label: the error the ideal self-play target itself carries;
+* the trained net against the label, and against that ideal target.
+
+    python experiments/heldout_gap.py experiments/results/1x4f-60min --samples 40
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+import rebel
+from rebel import _core
+from rebel.cli_common import emit_report
+from rebel.train.config import load_train_config
+from rebel.weights_io import load_weights
+
+
+def heldout_pbs(config) -> list[tuple[list[int], np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """(history, beliefs0, beliefs1, labels, rows) of every held-out PBS, as HeldOutSet draws them."""
+    game, s = config.game.make(), config.search
+    generator = _core.SelfPlayGenerator(game, None, solver="lcfr", depth=s.depth, iterations=s.iterations,
+                                        epsilon=s.epsilon, sampling=s.iteration_sampling, full_depth=True,
+                                        off_path=s.off_path)
+    rng = np.random.Generator(np.random.PCG64(config.evaluation.heldout_seed))
+    prior = np.asarray(game.hand_prior, dtype=np.float64)
+    history: list[int] = []
+    beliefs = (prior, prior)
+    out = []
+    for _ in range(config.evaluation.heldout_steps):
+        step = generator.step(history, beliefs[0], beliefs[1], int(rng.integers(0, 2**63)))
+        if history:
+            out.append((list(history), beliefs[0].copy(), beliefs[1].copy(), step.targets.copy(), step.rows.copy()))
+        history, beliefs = ([], (prior, prior)) if step.next_terminal else (list(step.next_history), step.next_beliefs)
+    return out
+
+
+def main(argv: "list[str] | None" = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("run_dir", help="a run directory (config.yaml and weights.bin)")
+    parser.add_argument("--samples", type=int, default=40, help="held-out PBSs to solve with CFR-D")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", help="also write the JSON report here")
+    args = parser.parse_args(argv)
+    run = Path(args.run_dir)
+    config = load_train_config(str(run / "config.yaml"))
+    game, s = config.game.make(), config.search
+    pbs = heldout_pbs(config)
+    model = load_weights(run / "weights.bin").eval()
+    oracle = _core.OracleNet(game, "lcfr", s.iterations, off_path=s.off_path)
+    chosen = np.random.default_rng(args.seed).choice(len(pbs), min(args.samples, len(pbs)), replace=False)
+    target_gap, net_error, net_vs_target = [], [], []
+    start = time.perf_counter()
+    for k in chosen:
+        history, b0, b1, labels, rows = pbs[k]
+        solver = rebel.SubgameSolver(game, rebel.build_tree(game, history, s.depth), b0, b1, solver=s.solver,
+                                     net=oracle, off_path=s.off_path)
+        solver.run(s.iterations)
+        target = np.array([solver.root_values(0), solver.root_values(1)])
+        with torch.no_grad():
+            prediction = model(torch.from_numpy(rows)).numpy().astype(np.float64)
+        target_gap.append(np.abs(target - labels).mean())
+        net_error.append(np.abs(prediction - labels).mean())
+        net_vs_target.append(np.abs(prediction - target).mean())
+    emit_report({
+        "run_dir": str(run), "heldout_pbs": len(pbs), "samples": len(chosen),
+        "mean_abs_cfrd_oracle_leaves_target_minus_label": float(np.mean(target_gap)),
+        "mean_abs_net_minus_label": float(np.mean(net_error)),
+        "mean_abs_net_minus_cfrd_target": float(np.mean(net_vs_target)),
+        "seconds": time.perf_counter() - start,
+    }, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -24,26 +25,14 @@ import rebel
 from rebel import _core
 from rebel.cli_common import emit_report
 from rebel.train.config import load_train_config
+from rebel.train.evaluation import heldout_walk
 from rebel.weights_io import load_weights
 
 
-def heldout_pbs(config) -> list[tuple[list[int], np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
-    """(history, beliefs0, beliefs1, labels, rows) of every held-out PBS, as HeldOutSet draws them."""
-    game, s = config.game.make(), config.search
-    generator = _core.SelfPlayGenerator(game, None, solver="lcfr", depth=s.depth, iterations=s.iterations,
-                                        epsilon=s.epsilon, sampling=s.iteration_sampling, full_depth=True,
-                                        off_path=s.off_path)
-    rng = np.random.Generator(np.random.PCG64(config.evaluation.heldout_seed))
-    prior = np.asarray(game.hand_prior, dtype=np.float64)
-    history: list[int] = []
-    beliefs = (prior, prior)
-    out = []
-    for _ in range(config.evaluation.heldout_steps):
-        step = generator.step(history, beliefs[0], beliefs[1], int(rng.integers(0, 2**63)))
-        if history:
-            out.append((list(history), beliefs[0].copy(), beliefs[1].copy(), step.targets.copy(), step.rows.copy()))
-        history, beliefs = ([], (prior, prior)) if step.next_terminal else (list(step.next_history), step.next_beliefs)
-    return out
+def heldout_pbs(config: Any) -> list[tuple[list[int], np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """(history, beliefs0, beliefs1, labels, rows) of every held-out PBS, as the run drew them."""
+    return [(list(history), beliefs[0].copy(), beliefs[1].copy(), step.targets.copy(), step.rows.copy())
+            for history, beliefs, step in heldout_walk(config.game.make(), config)]
 
 
 def main(argv: "list[str] | None" = None) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
@@ -21,7 +21,7 @@ from rebel.train.config import ConfigError, TrainConfig
 
 log = logging.getLogger(__name__)
 
-__all__ = ["HeldOutSet", "check_evaluable", "search_exploitability", "MAX_EVAL_TREE_CELLS"]
+__all__ = ["HeldOutSet", "heldout_walk", "check_evaluable", "search_exploitability", "MAX_EVAL_TREE_CELLS"]
 
 #: Largest full game tree (nodes x hands) for which the exact evaluation is attempted.
 MAX_EVAL_TREE_CELLS = 1 << 21
@@ -39,6 +39,30 @@ def check_evaluable(game: _core.Game) -> None:
             "set evaluation.every=0 evaluation.final=false evaluation.references=false evaluation.heldout_steps=0")
 
 
+def heldout_walk(game: _core.Game, config: TrainConfig, progress: Optional[Callable[[int], None]] = None
+                 ) -> Iterator[tuple[list[int], tuple[np.ndarray, np.ndarray], Any]]:
+    """The held-out self-play: yields (history, beliefs, step) at every PBS but the initial
+    one, over ``evaluation.heldout_steps`` oracle-labelled steps (deterministic)."""
+    s = config.search
+    generator = _core.SelfPlayGenerator(game, None, solver=ORACLE_SOLVER, depth=s.depth, iterations=s.iterations,
+                                        epsilon=s.epsilon, sampling=s.iteration_sampling, full_depth=True,
+                                        off_path=s.off_path)
+    rng = np.random.Generator(np.random.PCG64(config.evaluation.heldout_seed))
+    prior = np.asarray(game.hand_prior, dtype=np.float64)
+    history: list[int] = []
+    beliefs = (prior, prior)
+    for i in range(config.evaluation.heldout_steps):
+        step = generator.step(history, beliefs[0], beliefs[1], int(rng.integers(0, 2**63)))
+        if history:
+            yield history, beliefs, step
+        if step.next_terminal:
+            history, beliefs = [], (prior, prior)
+        else:
+            history, beliefs = list(step.next_history), step.next_beliefs
+        if progress is not None:
+            progress(i + 1)
+
+
 @dataclass
 class HeldOutSet:
     rows: np.ndarray     # float32 [n, query_size]
@@ -48,26 +72,10 @@ class HeldOutSet:
     def generate(cls, game: _core.Game, config: TrainConfig,
                  progress: Optional[Callable[[int], None]] = None) -> "HeldOutSet":
         """Runs ``evaluation.heldout_steps`` oracle-labelled self-play steps (deterministic)."""
-        s = config.search
-        generator = _core.SelfPlayGenerator(game, None, solver=ORACLE_SOLVER, depth=s.depth, iterations=s.iterations,
-                                            epsilon=s.epsilon, sampling=s.iteration_sampling, full_depth=True,
-                                            off_path=s.off_path)
-        rng = np.random.Generator(np.random.PCG64(config.evaluation.heldout_seed))
-        prior = np.asarray(game.hand_prior, dtype=np.float64)
-        history: list[int] = []
-        beliefs = (prior, prior)
         rows, targets = [], []
-        for i in range(config.evaluation.heldout_steps):
-            step = generator.step(history, beliefs[0], beliefs[1], int(rng.integers(0, 2**63)))
-            if history:
-                rows.append(step.rows)
-                targets.append(step.targets)
-            if step.next_terminal:
-                history, beliefs = [], (prior, prior)
-            else:
-                history, beliefs = list(step.next_history), step.next_beliefs
-            if progress is not None:
-                progress(i + 1)
+        for history, _beliefs, step in heldout_walk(game, config, progress):
+            rows.append(step.rows)
+            targets.append(step.targets)
         q, h = int(game.query_size), int(game.num_hands)
         return cls(np.concatenate(rows) if rows else np.zeros((0, q), np.float32),
                    np.concatenate(targets) if targets else np.zeros((0, h), np.float32))

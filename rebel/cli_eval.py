@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import os
 import sys
 from typing import Any, Dict
 
 from rebel.cli_common import UsageError, non_negative_int, print_json
-from rebel.evaluate import EvalSettings, evaluate, mode_b_table, public_view
+from rebel.evaluate import LEAF_ERROR_KINDS, EvalSettings, evaluate, mode_b_table, public_view
 from rebel.eval_config import ConfigError, EvalConfig, load_eval_config
 from rebel.games import game_param_defaults
 from rebel.policy_io import save_policy
@@ -70,6 +71,13 @@ def register(subparsers: Any) -> None:
                    help="CFR solvers (search, full game and oracle): nodes the current iterate reaches with "
                         "probability 0; " + "; ".join(f"{k}: {v}" for k, v in OFF_PATH_HELP.items())
                         + f" (default {DEFAULT_OFF_PATH})")
+    s.add_argument("--leaf-error", type=float, metavar="DELTA",
+                   help="add a deterministic error of max norm DELTA (over hands, per query) to the net's values "
+                        "(default 0: none); for testing the safe-search bound")
+    s.add_argument("--leaf-error-kind", choices=LEAF_ERROR_KINDS,
+                   help="shape of that error: random (fixed per public state, default), bias (favours player 0) "
+                        "or noise (differs with the beliefs)")
+    s.add_argument("--leaf-error-seed", type=non_negative_int, metavar="S", help="seed of the error (default 0)")
     s.add_argument("--no-mode-a", dest="mode_a", action="store_false", default=None, help="skip mode (a)")
     o = p.add_argument_group("output")
     o.add_argument("--json", action="store_true", default=None, help="print exactly one JSON object on stdout")
@@ -85,7 +93,9 @@ def _flags(args: argparse.Namespace) -> Dict[str, Any]:
     search = {"net": args.net, "solver": args.solver, "depth": args.depth, "iterations": args.iters,
               "repeats": args.repeats, "threads": args.threads, "seed": args.seed,
               "oracle_iterations": args.oracle_iters, "oracle_solver": args.oracle_solver,
-              "oracle_values": args.oracle_values, "off_path": args.off_path, "mode_a": args.mode_a}
+              "oracle_values": args.oracle_values, "off_path": args.off_path, "mode_a": args.mode_a,
+              "leaf_error": args.leaf_error, "leaf_error_kind": args.leaf_error_kind,
+              "leaf_error_seed": args.leaf_error_seed}
     output = {"json": args.json, "policy_out": args.policy_out, "progress": args.progress}
     layer = {name: {k: v for k, v in section.items() if v is not None}
              for name, section in (("game", game), ("search", search), ("output", output))}
@@ -112,9 +122,14 @@ def _config(args: argparse.Namespace) -> EvalConfig:
     if s.oracle_iterations is not None and s.oracle_iterations < 1:
         raise UsageError(f"--oracle-iters must be >= 1, got {s.oracle_iterations} (search.oracle_iterations)")
     for key, choices in (("solver", SOLVER_CHOICES), ("oracle_solver", SOLVER_CHOICES),
-                         ("oracle_values", ("root_mean", "best_response")), ("off_path", OFF_PATH_MODES)):
+                         ("oracle_values", ("root_mean", "best_response")), ("off_path", OFF_PATH_MODES),
+                         ("leaf_error_kind", LEAF_ERROR_KINDS)):
         if getattr(s, key) not in choices:
             raise UsageError(f"search.{key} must be one of {', '.join(choices)}, got {getattr(s, key)!r}")
+    if not math.isfinite(s.leaf_error) or s.leaf_error < 0:
+        raise UsageError(f"--leaf-error must be finite and >= 0, got {s.leaf_error} (search.leaf_error)")
+    if s.leaf_error_seed < 0:
+        raise UsageError(f"--leaf-error-seed must be >= 0, got {s.leaf_error_seed} (search.leaf_error_seed)")
     if s.net not in ("zero", "oracle") and not os.path.isfile(s.net):
         raise UsageError(f"--net must be 'zero', 'oracle' or a weights file; {s.net!r} is not a file")
     if out.policy_out is not None:
@@ -133,7 +148,8 @@ def _settings(cfg: EvalConfig) -> EvalSettings:
         game=game.pop("name"), game_params=game, net=s.net, solver=s.solver, depth=s.depth,
         iterations=s.iterations, repeats=s.repeats, threads=s.threads, seed=s.seed,
         oracle_iterations=s.oracle_iterations, oracle_solver=s.oracle_solver, oracle_values=s.oracle_values,
-        mode_a=s.mode_a, off_path=s.off_path,
+        mode_a=s.mode_a, off_path=s.off_path, leaf_error=s.leaf_error, leaf_error_kind=s.leaf_error_kind,
+        leaf_error_seed=s.leaf_error_seed,
     )
 
 
@@ -185,6 +201,9 @@ def _print_report(summary: Dict[str, Any]) -> None:
     print(f"search          net={summary['net']} solver={solver} depth={summary['depth']} "
           f"iterations={summary['iterations']} off-path={summary['off_path']} "
           f"({summary['search_roots']} search roots)")
+    if "leaf_error" in summary:
+        e = summary["leaf_error"]
+        print(f"leaf error      delta={e['delta']} kind={e['kind']} seed={e['seed']} (added to the net's values)")
     if "full_game" in summary:
         print(f"full-game {solver:<6}exploitability {summary['full_game']['exploitability']:.6f}")
     if "mode_a" in summary:

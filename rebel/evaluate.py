@@ -11,6 +11,7 @@ Three numbers are measured on the same game, solver and iteration count:
 from __future__ import annotations
 
 import logging
+import math
 import os
 import time
 from dataclasses import dataclass, field
@@ -42,6 +43,9 @@ class EvalSettings:
     oracle_solver: str = "lcfr"  # the oracle's own tabular solver
     oracle_values: str = "root_mean"  # as the original ReBeL; or "best_response"
     off_path: str = DEFAULT_OFF_PATH  # zero-reach nodes (CFR solvers, the oracle's too)
+    leaf_error: float = 0.0  # delta: a deterministic error of this max norm added to the net's values
+    leaf_error_kind: str = "random"  # random, bias or noise (see rebel.PerturbedNet)
+    leaf_error_seed: int = 0
     mode_a: bool = True
     full_game: bool = True
 
@@ -51,8 +55,19 @@ def solver_name(name: str) -> str:
     return SOLVER_ALIASES.get(name, name)
 
 
+LEAF_ERROR_KINDS = ("random", "bias", "noise")
+
+
 def build_value_net(game: _core.Game, settings: EvalSettings) -> _core.ValueNet:
-    """The value net named by `settings.net`: zero, oracle, or exported MLP weights."""
+    """The value net named by `settings.net` (zero, oracle, or exported MLP weights), with
+    `settings.leaf_error` > 0 wrapped in a PerturbedNet that adds an error of that max norm."""
+    net = _base_value_net(game, settings)
+    if settings.leaf_error > 0:
+        net = _core.PerturbedNet(game, net, settings.leaf_error, settings.leaf_error_kind, settings.leaf_error_seed)
+    return net
+
+
+def _base_value_net(game: _core.Game, settings: EvalSettings) -> _core.ValueNet:
     if settings.net == "zero":
         return _core.ZeroNet(game)
     if settings.net == "oracle":
@@ -72,6 +87,17 @@ def _check(settings: EvalSettings) -> None:
     if settings.oracle_iterations is not None and settings.oracle_iterations < 1:
         raise ValueError(f"oracle_iterations must be >= 1, got {settings.oracle_iterations}")
     check_off_path(settings.off_path)
+    check_leaf_error(settings.leaf_error, settings.leaf_error_kind, settings.leaf_error_seed)
+
+
+def check_leaf_error(delta: float, kind: str, seed: int) -> None:
+    """ValueError unless delta is finite and >= 0, kind is known and seed >= 0."""
+    if not math.isfinite(delta) or delta < 0:
+        raise ValueError(f"leaf_error must be finite and >= 0, got {delta}")
+    if kind not in LEAF_ERROR_KINDS:
+        raise ValueError(f"leaf_error_kind must be one of {', '.join(LEAF_ERROR_KINDS)}, got {kind!r}")
+    if seed < 0:
+        raise ValueError(f"leaf_error_seed must be >= 0, got {seed}")
 
 
 def evaluate(
@@ -102,6 +128,9 @@ def evaluate(
             "iterations": settings.oracle_iterations or settings.iterations,
             "values": settings.oracle_values,
         }
+    if settings.leaf_error > 0:
+        result["leaf_error"] = {"delta": settings.leaf_error, "kind": settings.leaf_error_kind,
+                                "seed": settings.leaf_error_seed}
     seconds: Dict[str, float] = {}
 
     if settings.full_game:

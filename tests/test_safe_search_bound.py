@@ -216,3 +216,17 @@ def test_sweep_refuses_bad_grids(bound, flags, message, capsys):
 def test_settings_check_refuses_an_empty_grid(bound):
     with pytest.raises(ValueError, match="empty"):
         bound.Settings(deltas=()).check()
+
+
+def test_refit_of_the_committed_1x4f_sweep_gives_the_readme_constants(bound, tmp_path, capsys):
+    committed = bound.Path(__file__).resolve().parent.parent / bound.DEFAULT_OUT / "safe_search_bound.json"
+    assert bound.main(["--refit", str(committed), "--out-dir", str(tmp_path), "--no-plots"]) == 0
+    fits = json.loads((tmp_path / "safe_search_bound.json").read_text())["fits"]
+    random_b, bias_b = fits["lcfr/random"]["mode_b"], fits["lcfr/bias"]["mode_b"]
+    assert (random_b["a"], random_b["b"], random_b["c"]) == pytest.approx((0.331, 0.334, 0.0), abs=5e-4)
+    assert random_b["r2_log"] == pytest.approx(0.956, abs=5e-4)
+    assert (bias_b["a"], bias_b["b"]) == pytest.approx((0.087, 0.310), abs=5e-4)
+    cells = {(c["solver"], c["kind"], c["delta"], c["T"]): c["mode_b"]["exploitability"]
+             for c in json.loads(committed.read_text())["cells"]}
+    # delta = 0 is cfrd_rate.py's README row
+    assert [round(cells[("lcfr", "random", 0.0, t)], 4) for t in (256, 1024, 4096)] == [0.0251, 0.0116, 0.0049]

@@ -16,11 +16,11 @@ from omegaconf import OmegaConf
 from rebel import config as shared
 from rebel.config import ConfigError, GameSection
 from rebel.games import Game
-from rebel.solve import OFF_PATH_MODES
+from rebel.solve import OFF_PATH_MODES, SOLVERS
 
 __all__ = ["ConfigError", "TrainConfig", "load_train_config", "valid_keys", "game_of", "to_yaml", "from_yaml_text"]
 
-SEARCH_SOLVERS = ("lcfr", "lfp", "cfr", "fp", "cfr+", "dcfr")
+SEARCH_SOLVERS = SOLVERS  # the same names, and algorithms, as `rebel solve` and `rebel eval`
 
 
 @dataclass

@@ -126,6 +126,7 @@ def evaluate(
         bar, callback = reporter("full_game", f"full-game {solver}", settings.iterations, "it")
         with bar:
             full.run(settings.iterations, callback)
+            _finish(callback, settings.iterations)
         seconds["full_game"] = time.perf_counter() - start
         report = _core.exploitability(game, tree, full.average_policy())
         result["full_game"] = {"exploitability": report["exploitability"], "br_values": list(report["br_values"])}
@@ -140,6 +141,7 @@ def evaluate(
         bar, callback = reporter("mode_a", "mode (a) subgames", search.num_search_roots, "subgames")
         with bar:
             policy = search.average_policy(callback)
+            _finish(callback, search.num_search_roots)
         report = _core.exploitability(game, search.full_tree, policy)
         seconds["mode_a"] = time.perf_counter() - start
         result["mode_a"] = {"exploitability": report["exploitability"], "br_values": list(report["br_values"])}
@@ -150,6 +152,7 @@ def evaluate(
     with bar:
         sampled = search.evaluate_sampled(settings.repeats, threads=settings.threads, seed=settings.seed,
                                           progress=callback)
+        _finish(callback, settings.repeats)
     seconds["mode_b"] = time.perf_counter() - start
     result["mode_b"] = [
         {"num_policies": n, "exploitability": e, "br_values": list(br)}
@@ -162,6 +165,12 @@ def evaluate(
     result["_full_tree"] = search.full_tree
     result["_game"] = game
     return result
+
+
+def _finish(callback: Optional[Callable[[int], None]], total: int) -> None:
+    """Reports a finished phase (the core's last poll may come before the end)."""
+    if callback is not None:
+        callback(total)
 
 
 def public_view(result: Dict[str, Any]) -> Dict[str, Any]:

@@ -87,7 +87,10 @@ setup(
     cmdclass={"build_ext": IncrementalBuildExt},
     python_requires=">=3.9",
     install_requires=["numpy", "omegaconf", "tqdm"],
-    extras_require={"train": ["torch", "tensorboard"], "plots": ["matplotlib"], "test": ["pytest"]},
+    extras_require={"train": ["torch", "tensorboard"], "plots": ["matplotlib"], "test": ["pytest", "hypothesis"],
+                    "openspiel": ["open_spiel>=2.0.2"]},
+    license="MIT",
+    license_files=["LICENSE"],
     entry_points={"console_scripts": ["rebel=rebel.cli:main"]},
     zip_safe=False,
 )

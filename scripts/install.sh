@@ -66,18 +66,22 @@ missing=()
 command -v g++ >/dev/null 2>&1 || missing+=(g++)
 "$PYTHON" -c "import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h')))" \
   || missing+=("python$PYVER-dev")
-# venv with ensurepip (Debian/Ubuntu ship them apart from python3, in python3.X-venv).
-"$PYTHON" -c "import venv, ensurepip" >/dev/null 2>&1 || missing+=("python$PYVER-venv")
 if [ "${#missing[@]}" -gt 0 ]; then
   step "installing ${missing[*]} (apt)"
   apt_install "${missing[@]}"
 fi
 
 # The virtual environment (created once; recreated if it is broken, e.g. its Python is gone).
-if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import sys" >/dev/null 2>&1; then
+if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -m pip --version >/dev/null 2>&1; then
   step "creating the virtual environment $VENV from $PYTHON (Python $PYVER)"
   rm -rf "$VENV"
-  "$PYTHON" -m venv "$VENV"
+  if ! "$PYTHON" -m venv "$VENV" >/dev/null 2>&1; then
+    # Debian/Ubuntu ship venv's ensurepip apart from python3, in python3.X-venv.
+    rm -rf "$VENV"
+    step "installing python$PYVER-venv (apt), which venv needs"
+    apt_install "python$PYVER-venv"
+    "$PYTHON" -m venv "$VENV"
+  fi
 else
   step "using the virtual environment $VENV"
 fi

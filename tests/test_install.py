@@ -39,7 +39,7 @@ def _run(args: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProc
 def test_install_sh_with_the_distribution_python(tmp_path):
     if not DISTRO_PYTHON.is_file():
         pytest.skip(f"no distribution python3 at {DISTRO_PYTHON}")
-    repo = tmp_path / "rebel"
+    repo = tmp_path / "checkout"
     shutil.copytree(REPO_ROOT, repo, ignore=shutil.ignore_patterns(*IGNORED))
 
     first = _run(["bash", "scripts/install.sh"], repo, timeout=1500)

@@ -183,3 +183,15 @@ def test_help_style(command, capsys):
         for action in sub._actions:
             if action.option_strings and action.dest not in ("help", "sub_verbose", "config"):
                 assert "default " in (action.help or ""), (command, action.option_strings)
+
+
+@pytest.mark.parametrize("override, message", [
+    ("evaluation.repeats=99999999999", "evaluation.repeats must be <= 2147483647, got 99999999999"),
+    ("evaluation.threads=1000", "evaluation.threads must be <= 256, got 1000"),
+    ("selfplay.seed=99999999999999999999999", "selfplay.seed must be <= 18446744073709551615"),
+    ("search.depth=3000000000", "search.depth must be <= 2147483647, got 3000000000"),
+])
+def test_train_ranges_checked_before_the_run_starts(override, message, tmp_path):
+    proc = run_cli("train", "quick", override, f"run.dir={tmp_path}", "--json")
+    _usage_error(proc, message)
+    assert list(tmp_path.iterdir()) == []  # no run directory was made

@@ -24,7 +24,7 @@ __all__ = ["ConfigError", "EvalConfig", "load_eval_config"]
 @dataclass
 class EvalSearchSection:
     net: str = "zero"                        # zero, oracle or an exported weights file
-    solver: str = "cfr"                      # cfr = linear CFR-D (the paper's), fp = linear FP
+    solver: str = "lcfr"                     # as in rebel solve; lcfr = linear CFR-D (the paper's)
     depth: int = 2
     iterations: int = 1024
     repeats: int = 1024                      # N sampled policies of mode (b)

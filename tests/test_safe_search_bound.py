@@ -102,7 +102,7 @@ def test_eval_takes_a_leaf_error():
     (["--leaf-error", "nan"], "--leaf-error must be finite and >= 0"),
     (["--leaf-error", "inf"], "--leaf-error must be finite and >= 0"),
     (["--leaf-error-kind", "gaussian"], "invalid choice"),
-    (["search.leaf_error_kind=gaussian"], "search.leaf_error_kind must be one of random, bias, noise"),
+    (["search.leaf_error_kind=gaussian"], "--leaf-error-kind must be one of random, bias, noise"),
 ])
 def test_eval_refuses_a_bad_leaf_error(flags, message):
     proc = run_cli("eval", "--net", "oracle", "--iters", "8", "--repeats", "1", *flags)

@@ -177,11 +177,17 @@ void bind_search(py::module_& m) {
       .def_property_readonly("off_path", [](const TestTimeSearch& s) { return off_path_name(s.params().solver.off_path); })
       .def_property_readonly("full_tree", [](const TestTimeSearch& s) { return std::const_pointer_cast<PublicTree>(s.full_tree_ptr()); })
       .def_property_readonly("num_search_roots", &TestTimeSearch::num_search_roots)
-      .def("average_policy", [](const TestTimeSearch& s) {
+      .def("average_policy", [](const TestTimeSearch& s, const py::object& progress) {
         std::vector<double> policy;
-        run_cancellable([&](std::atomic<bool>* cancel) { policy = s.average_policy(cancel); });
+        std::atomic<long> done{0};
+        run_cancellable([&](std::atomic<bool>* cancel) { policy = s.average_policy(cancel, &done); },
+                        [&] {
+                          if (!progress.is_none()) progress(done.load());
+                        });
         return to_array_2d(policy, s.full_tree().size(), s.game().num_hands());
-      }, "Mode (a): every subgame's average policy.")
+      }, py::arg("progress") = py::none(),
+         "Mode (a): every subgame's average policy. progress(done) is called now and then with the number\n"
+         "of subgames solved (of num_search_roots).")
       .def("sampled_policy", [](const TestTimeSearch& s, uint64_t seed) {
         std::vector<double> policy;
         run_cancellable([&](std::atomic<bool>* cancel) { policy = s.sampled_policy(seed, cancel); });

@@ -75,6 +75,19 @@ class LoadedPolicy:
 # --------------------------------------------------------------------------- helpers
 
 
+def remove_stale_temp_files(folder: PathLike, name: str) -> list[Path]:
+    """Removes the temporary files an interrupted :func:`atomic_write_bytes` of ``folder/name``
+    left behind (a ``kill -9`` during the write); returns what was removed."""
+    removed = []
+    for stale in Path(folder).glob(f".{name}.*.tmp"):
+        try:
+            stale.unlink()
+            removed.append(stale)
+        except FileNotFoundError:
+            pass
+    return removed
+
+
 def atomic_write_bytes(path: PathLike, data: bytes) -> None:
     """Writes ``data`` to ``path`` atomically: temp file in the same folder, fsync, rename."""
     target = Path(path)

@@ -20,7 +20,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from rebel.policy_io import atomic_write_bytes
+from rebel.policy_io import atomic_write_bytes, remove_stale_temp_files
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +80,9 @@ class RunDirectory:
         if not run.file(cls.CHECKPOINT).is_file():
             raise RunDirError(f"{run.path} has no {cls.CHECKPOINT} yet: the run stopped before its first checkpoint, "
                               "start it again instead")
+        for name in (cls.CONFIG, cls.METRICS, cls.CHECKPOINT, cls.WEIGHTS, cls.HELDOUT):  # a killed run's temporaries
+            for stale in remove_stale_temp_files(run.path, name):
+                log.info("removed %s, left by an interrupted write", stale.name)
         return run
 
     def file(self, name: str) -> Path:

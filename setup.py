@@ -59,7 +59,7 @@ setup(
     cmdclass={"build_ext": build_ext},
     python_requires=">=3.9",
     install_requires=["numpy", "omegaconf", "tqdm"],
-    extras_require={"train": ["torch", "tensorboard"], "plots": ["matplotlib"], "test": ["pytest"]},
+    extras_require={"train": ["torch", "tensorboard"], "plots": ["matplotlib"], "test": ["pytest", "hypothesis"]},
     entry_points={"console_scripts": ["rebel=rebel.cli:main"]},
     zip_safe=False,
 )

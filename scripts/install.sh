@@ -20,7 +20,7 @@ PIP="python3 -m pip"
 # torch is pinned: 2.13.0 resolves to the CPU build (an unpinned torch pulls GBs of CUDA).
 $PIP install -q "torch==2.13.0"
 # tensorboard: training scalars (rebel train); matplotlib: the plots of experiments/.
-$PIP install -q numpy omegaconf tqdm pytest "pybind11>=2.12" setuptools wheel tensorboard matplotlib
+$PIP install -q numpy omegaconf tqdm pytest hypothesis "pybind11>=2.12" setuptools wheel tensorboard matplotlib
 # The extension (rebel._core); --no-build-isolation reuses the pybind11 installed above.
 $PIP install -q --no-build-isolation -e .
 python3 -c "import rebel; print('rebel', rebel.__version__, 'installed from', rebel.__file__)"

@@ -25,7 +25,7 @@ import pytest
 import yaml
 from conftest import REPO_ROOT, full_tree, kuhn, liars_dice, solved
 from fuzzing import fuzz_settings
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from mlp_arrays import random_weights
 
@@ -34,6 +34,7 @@ from rebel.config import ConfigError
 from rebel.eval_config import load_eval_config
 from rebel.policy_io import load_policy, save_policy
 from rebel.solve_config import load_solve_config
+from rebel.train.config import load_train_config
 
 CASE_TIMEOUT_S = 60  # a case running longer than this counts as a hang
 
@@ -171,9 +172,9 @@ def test_policy_npz_with_pickled_objects_is_refused(tmp_path):
 
 # ------------------------------------------------------------------- configuration files
 
-SECTIONS = ["game", "solver", "search", "output", "trainer", "x", ""]
+SECTIONS = ["game", "solver", "search", "output", "trainer", "run", "selfplay", "x", ""]
 KEYS = ["name", "num_dice", "num_faces", "iterations", "net", "depth", "threads", "repeats", "off_path", "json",
-        "policy_out", "dcfr_alpha", "optimistic", "lr", "seed", "mode_a", "bogus", ""]
+        "policy_out", "dcfr_alpha", "optimistic", "lr", "seed", "mode_a", "epochs", "max_minutes", "batch_size", "bogus", ""]
 SCALARS = st.one_of(st.integers(-3, 3), st.integers(-2 ** 70, 2 ** 70), st.floats(allow_nan=True), st.booleans(),
                     st.none(), st.sampled_from(["lcfr", "kuhn", "liars_dice", "zero", "skip", "", "???", "1e3"]),
                     st.text(max_size=4))
@@ -203,13 +204,13 @@ OVERRIDES = st.lists(st.one_of(
 
 
 @fuzz_settings(300)
-@given(text=st.one_of(st.none(), yaml_texts()), overrides=OVERRIDES, which=st.sampled_from(["solve", "eval"]))
+@given(text=st.one_of(st.none(), yaml_texts()), overrides=OVERRIDES, which=st.sampled_from(["solve", "eval", "train"]))
 def test_configs_resolve_or_raise_config_error(text, overrides, which, tmp_path_factory):
     path = None
     if text is not None:
         path = tmp_path_factory.mktemp("cfg") / "c.yaml"
         path.write_text(text, encoding="utf-8", errors="surrogatepass")
-    load = load_solve_config if which == "solve" else load_eval_config
+    load = {"solve": load_solve_config, "eval": load_eval_config, "train": load_train_config}[which]
     try:
         with hang_guard():
             cfg = load(str(path) if path else None, overrides)
@@ -317,6 +318,7 @@ def test_cli_in_process_exits_0_or_2(data, tmp_path_factory):
 def run_subprocess_cases(data, tmp_path_factory) -> None:
     tmp = cli_files(tmp_path_factory.mktemp("cli"))
     argv = data.draw(cli_arguments(tmp), label="argv")
+    assume(all("\x00" not in a and a.encode("utf-8", "surrogatepass") == a.encode("utf-8", "ignore") for a in argv))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO_ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
     proc = subprocess.run([sys.executable, "-m", "rebel", *argv], capture_output=True, text=True,
                           timeout=CASE_TIMEOUT_S, env=env, cwd=tmp)

@@ -2,9 +2,15 @@
 
 The extension is pure C++ (no libtorch). Compiler flags are portable: no
 -march=native; hot kernels pick AVX2/FMA at run time via function multiversioning.
+
+Builds are incremental: the extension is rebuilt only when a source, a header or the
+compiler flags changed since the in-place build (``rebel/_core*.so``), and an editable
+install (``pip install -e .``) reuses an up-to-date in-place build instead of compiling.
 """
 import glob
+import json
 import os
+import shutil
 
 from pybind11.setup_helpers import ParallelCompile, Pybind11Extension, build_ext
 from setuptools import find_packages, setup
@@ -44,11 +50,59 @@ if _sanitize:
 ext = Pybind11Extension(
     "rebel._core",
     sources,
+    depends=sorted(glob.glob("csrc/**/*.h", recursive=True)),
     include_dirs=["csrc"],
     cxx_std=17,
     extra_compile_args=extra_compile_args,
     extra_link_args=extra_link_args,
 )
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class IncrementalBuildExt(build_ext):
+    """build_ext that skips an up-to-date extension and reuses the in-place build.
+
+    Up to date means: the in-place ``.so`` is newer than every source and header, and it
+    was built with the same compiler flags (recorded next to it in ``build/``), so
+    switching e.g. ``REBEL_DEBUG`` on or off rebuilds.
+    """
+
+    def _flags_stamp(self, ext):
+        return os.path.join(HERE, "build", ext.name + ".flags.json")
+
+    def _signature(self, ext):
+        return json.dumps({"compile": ext.extra_compile_args, "link": ext.extra_link_args,
+                           "ext": self.get_ext_filename(ext.name)})
+
+    def build_extension(self, ext):
+        inplace = os.path.join(HERE, self.get_ext_filename(ext.name))
+        target = self.get_ext_fullpath(ext.name)
+        stamp = self._flags_stamp(ext)
+        try:
+            with open(stamp) as f:
+                same_flags = f.read() == self._signature(ext)
+        except OSError:
+            same_flags = False
+        inputs = [os.path.join(HERE, p) for p in list(ext.sources) + list(ext.depends)]
+        up_to_date = (not self.force and same_flags and os.path.exists(inplace)
+                      and all(os.path.getmtime(p) <= os.path.getmtime(inplace) for p in inputs))
+        if up_to_date:
+            print(f"{ext.name} is up to date (no source, header or flag changed)")
+            if os.path.abspath(target) != inplace:
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                shutil.copy2(inplace, target)
+            return
+        self.force = True  # flags or inputs changed: the whole extension is rebuilt
+        super().build_extension(ext)
+        # The stamp describes the in-place .so only: a build elsewhere (e.g. the sanitizer
+        # builds of scripts/sanitize.sh, --build-lib build/sanitize-*) must not record its
+        # flags, or a later build with those flags would copy the in-place .so instead.
+        if os.path.abspath(target) == inplace:
+            os.makedirs(os.path.dirname(stamp), exist_ok=True)
+            with open(stamp, "w") as f:
+                f.write(self._signature(ext))
+
 
 setup(
     name="rebel",
@@ -56,10 +110,13 @@ setup(
     description="ReBeL: search plus learned public-belief-state values for two-player zero-sum games",
     packages=find_packages(include=["rebel", "rebel.*"]),
     ext_modules=[ext],
-    cmdclass={"build_ext": build_ext},
+    cmdclass={"build_ext": IncrementalBuildExt},
     python_requires=">=3.9",
     install_requires=["numpy", "omegaconf", "tqdm"],
-    extras_require={"train": ["torch", "tensorboard"], "plots": ["matplotlib"], "test": ["pytest", "hypothesis"]},
+    extras_require={"train": ["torch", "tensorboard"], "plots": ["matplotlib"], "test": ["pytest", "hypothesis"],
+                    "openspiel": ["open_spiel>=2.0.2"]},
+    license="MIT",
+    license_files=["LICENSE"],
     entry_points={"console_scripts": ["rebel=rebel.cli:main"]},
     zip_safe=False,
 )

@@ -11,7 +11,7 @@ and the split of the loops' time: the value net's forward pass, the rest of the 
 and the Python loop (bookkeeping and replay adds) relative to the C++ time.
 
 Baseline: the original ReBeL's data generation on this machine class (libtorch CPU):
-7.7 subgames/s on one thread, 16.8 on two. Goal (issue 12): at least 3x the baseline per
+7.7 subgames/s on one thread, 16.8 on two. Goal: at least 3x the baseline per
 thread with training alongside, the Python loop at most 10% over the C++ time.
 
     python benchmarks/bench_selfplay.py --out runs/bench_selfplay.json

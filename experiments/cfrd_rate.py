@@ -113,10 +113,86 @@ def normalised(b: np.ndarray) -> np.ndarray:
 
 
 # Weight of the root iterate after 2m half-iterations in the mixture: the weight the solver's
-# own average gives it (linear CFR: m + 1; DCFR with gamma = 2: (m + 1)^2).
-ITERATE_WEIGHT_POWER = {"lcfr": 1, "dcfr": 2}
+# own average gives it (linear CFR and linear FP: m + 1, which is also how mode (b) samples;
+# DCFR with gamma = 2: (m + 1)^2). FP's "iterate" is its running average (what it plays).
+ITERATE_WEIGHT_POWER = {"lcfr": 1, "lfp": 1, "dcfr": 2}
 # Solver of every continuation below a pseudo-leaf, whatever the root runs.
 CONTINUATION_SOLVER = "lcfr"
+
+
+class RootOnlyPlay:
+    """The played policy of root-only mode (b) (and mode (a)) on the full tree.
+
+    The root subgame (depth-limited, leaf values from `net`) runs `root_solver`; at every
+    pseudo-leaf play continues with CONTINUATION_SOLVER's linear average of a full-depth solve
+    from the beliefs the root policy induces there."""
+
+    def __init__(self, tools: FullTreeTools, net: _core.ValueNet | None, depth: int, leaf_iterations: int,
+                 root_solver: str, off_path: str = DEFAULT_OFF_PATH):
+        game, full = tools.game, tools.tree
+        self.tools, self.leaf_iterations, self.off_path = tools, leaf_iterations, off_path
+        self.root_tree = _core.build_tree(game, [], depth)
+        self.to_full = subgame_to_full(full, self.root_tree, 0)
+        self.root = _core.SubgameSolver(game, self.root_tree, None, None, root_solver,
+                                        net if len(self.root_tree.pseudo_leaves) else None, off_path=off_path)
+        self.power = ITERATE_WEIGHT_POWER[root_solver]
+        self.leaves = list(self.root_tree.pseudo_leaves)
+        self.leaf_trees = {leaf: _core.build_tree(game, self.root_tree.history(leaf), -1) for leaf in self.leaves}
+        self.leaf_maps = {leaf: subgame_to_full(full, self.leaf_trees[leaf], full.find(self.root_tree.history(leaf)))
+                          for leaf in self.leaves}
+        self.internal = moves(self.root_tree)
+        self.leaf_moves = {leaf: moves(self.leaf_trees[leaf]) for leaf in self.leaves}
+
+    def full_policy(self, root_policy: np.ndarray, iterate: bool) -> np.ndarray:
+        """The full-tree policy: `root_policy` in the root subgame, continuations below it.
+        Under an off-path mode other than skip, a continuation below the current iterate
+        (`iterate`) starts from the beliefs that mode forms (SubgameSolver.iterate_beliefs)."""
+        tools = self.tools
+        policy = tools.uniform.copy()
+        policy[self.to_full[self.internal]] = root_policy[self.internal]
+        reach = [reach_under(self.root_tree, root_policy, p, tools.prior) for p in (0, 1)]
+        for leaf in self.leaves:
+            if iterate and self.off_path != "skip":
+                beliefs = [self.root.iterate_beliefs(leaf, p) for p in (0, 1)]
+            else:
+                beliefs = [normalised(reach[p][leaf]) for p in (0, 1)]
+            below = _core.SubgameSolver(tools.game, self.leaf_trees[leaf], beliefs[0], beliefs[1], CONTINUATION_SOLVER,
+                                        off_path=self.off_path)
+            below.run(self.leaf_iterations)
+            inner = self.leaf_moves[leaf]
+            policy[self.leaf_maps[leaf][inner]] = np.asarray(below.average_policy())[inner]
+        return policy
+
+    def run(self, checkpoints: list[int], bar: tqdm, average_too: bool = False) -> dict[int, dict[str, Any]]:
+        """Steps the root solver to max(checkpoints) and returns, at every checkpoint T, the
+        exact exploitability of mode (b) with T half-iterations (the reach-weighted mixture of
+        the iterates after 2m < T half-iterations, weights (m + 1)^power) and, with
+        `average_too`, of mode (a) (the root's average policy after T half-iterations)."""
+        tools = self.tools
+        summed = np.zeros((tools.tree.size, tools.H))
+        results: dict[int, dict[str, Any]] = {}
+        wanted = set(checkpoints)
+        for i in range(max(checkpoints)):
+            if i % 2 == 0:
+                m = i // 2
+                policy = self.full_policy(np.asarray(self.root.current_policy()), iterate=True)
+                summed += (m + 1.0) ** self.power * tools.reach_weighted(policy)
+            self.root.step()
+            bar.update(1)
+            if i + 1 in wanted:
+                results[i + 1] = self.evaluate(tools.normalise(summed), average_too)
+        return results
+
+    def evaluate(self, sampled: np.ndarray, average_too: bool) -> dict[str, Any]:
+        """Exploitability of the mode (b) mixture `sampled` (and of mode (a) with `average_too`)."""
+        game, full = self.tools.game, self.tools.tree
+        result = _core.exploitability(game, full, sampled)
+        out: dict[str, Any] = {"exploitability": result["exploitability"], "br_values": list(result["br_values"])}
+        if average_too:
+            average = self.full_policy(np.asarray(self.root.average_policy()), iterate=False)
+            result = _core.exploitability(game, full, average)
+            out["mode_a"] = {"exploitability": result["exploitability"], "br_values": list(result["br_values"])}
+        return out
 
 
 def root_only_expectation(tools: FullTreeTools, net: _core.ValueNet | None, depth: int, iterations: int,
@@ -125,42 +201,8 @@ def root_only_expectation(tools: FullTreeTools, net: _core.ValueNet | None, dept
     """Exact exploitability of mode (b) when only the root subgame is depth-limited.
 
     The root runs `root_solver`; every continuation below a pseudo-leaf runs CONTINUATION_SOLVER."""
-    game, full = tools.game, tools.tree
-    root_tree = _core.build_tree(game, [], depth)
-    to_full = subgame_to_full(full, root_tree, 0)
-    root = _core.SubgameSolver(game, root_tree, None, None, root_solver,
-                               net if len(root_tree.pseudo_leaves) else None, off_path=off_path)
-    iterate_beliefs = off_path != "skip"
-    power = ITERATE_WEIGHT_POWER[root_solver]
-    leaves = [(leaf, root_tree.history(leaf)) for leaf in root_tree.pseudo_leaves]
-    leaf_trees = {leaf: _core.build_tree(game, hist, -1) for leaf, hist in leaves}
-    leaf_maps = {leaf: subgame_to_full(full, leaf_trees[leaf], full.find(hist)) for leaf, hist in leaves}
-    internal = moves(root_tree)
-    leaf_moves = {leaf: moves(leaf_trees[leaf]) for leaf, _ in leaves}
-    summed = np.zeros((full.size, tools.H))
-    for i in range(iterations):
-        if i % 2 == 0:
-            m = i // 2
-            iterate = np.asarray(root.current_policy())
-            policy = tools.uniform.copy()
-            policy[to_full[internal]] = iterate[internal]
-            reach = [reach_under(root_tree, iterate, p, tools.prior) for p in (0, 1)]
-            for leaf, _ in leaves:
-                if iterate_beliefs:
-                    beliefs = [root.iterate_beliefs(leaf, p) for p in (0, 1)]
-                else:
-                    beliefs = [normalised(reach[p][leaf]) for p in (0, 1)]
-                below = _core.SubgameSolver(game, leaf_trees[leaf], beliefs[0], beliefs[1], CONTINUATION_SOLVER,
-                                            off_path=off_path)
-                below.run(leaf_iterations)
-                average = np.asarray(below.average_policy())
-                inner = leaf_moves[leaf]
-                policy[leaf_maps[leaf][inner]] = average[inner]
-            summed += (m + 1.0) ** power * tools.reach_weighted(policy)
-        root.step()
-        bar.update(1)
-    result = _core.exploitability(game, full, tools.normalise(summed))
-    return {"exploitability": result["exploitability"], "br_values": list(result["br_values"])}
+    play = RootOnlyPlay(tools, net, depth, leaf_iterations, root_solver, off_path)
+    return play.run([iterations], bar)[iterations]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -29,7 +29,7 @@ from rebel.solve import DEFAULT_OFF_PATH, OFF_PATH_MODES
 log = logging.getLogger("full_game_table")
 
 GAMES = {"1x4f": (1, 4), "1x5f": (1, 5), "1x6f": (1, 6), "2x3f": (2, 3)}
-#: Exact values of the games for player 0 (../shared/REBEL_NOTES.md).
+#: Exact values of the games for player 0 (measured by the full-game solvers to 1e-3; see the README).
 GAME_VALUES = {"1x4f": Fraction(1, 16), "1x5f": Fraction(1, 125), "1x6f": Fraction(-7, 258), "2x3f": Fraction(5, 81)}
 #: The paper's full-game rows at 1024 iterations (Table: Liar's Dice exploitability).
 PAPER = {

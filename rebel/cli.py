@@ -17,10 +17,12 @@ import sys
 from collections.abc import Sequence
 from typing import Optional
 
-from rebel.cli_common import EXIT_USAGE, UsageError
+from rebel.cli_common import EXIT_USAGE, CliParser, UsageError
 
 #: Modules that each register one subcommand, in the order shown by ``rebel --help``.
-COMMAND_MODULES: tuple[str, ...] = ("rebel.cli_train", "rebel.cli_solve", "rebel.cli_eval", "rebel.cli_games")
+COMMAND_MODULES: tuple[str, ...] = ("rebel.cli_train", "rebel.cli_solve", "rebel.cli_eval", "rebel.cli_score",
+                                    "rebel.cli_games")
+VERBOSE_HELP = "log more (-v: info, -vv: debug); logs go to stderr"
 
 log = logging.getLogger("rebel.cli")
 
@@ -29,16 +31,17 @@ def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with every subcommand of :data:`COMMAND_MODULES` registered."""
     from rebel import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = CliParser(
         prog="rebel",
         description="ReBeL: search plus learned public-belief-state values for two-player zero-sum games.",
     )
     parser.add_argument("--version", action="version", version=f"rebel {__version__}")
-    parser.add_argument("-v", "--verbose", action="count", default=0,
-                        help="log more (-v: info, -vv: debug); logs go to stderr")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help=VERBOSE_HELP)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
+    for sub in subparsers.choices.values():  # `rebel -v solve` and `rebel solve -v` alike
+        sub.add_argument("-v", "--verbose", dest="sub_verbose", action="count", default=0, help=VERBOSE_HELP)
     return parser
 
 
@@ -51,7 +54,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Runs the CLI; returns the process exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)  # argparse itself exits with status 2 on bad flags
-    _configure_logging(args.verbose)
+    _configure_logging(args.verbose + args.sub_verbose)
     try:
         return int(args.handler(args) or 0)
     except UsageError as e:

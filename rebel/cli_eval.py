@@ -1,91 +1,99 @@
-"""``rebel eval``: evaluate ReBeL's test-time search exactly.
-
-Reports the exploitability of the full-game solver at the same iteration count, of
-mode (a) (each subgame's average policy) and of mode (b), the paper's protocol (each
-subgame stopped at a random iteration; the reach-weighted average of N sampled full-game
-policies, at every power of two up to N).
-
-Examples::
-
-    rebel eval --game liars_dice --dice 1 --faces 4 --net zero --depth 2 --iters 1024 --repeats 16
-    rebel eval --game kuhn --net oracle --depth 2 --iters 1024 --repeats 256 --json
-    rebel eval --net runs/exp/weights.bin --solver fp --repeats 1024 --threads 2 --policy-out b.json
-    rebel eval --config my_eval.yaml search.iterations=256 game.num_faces=5
-"""
+"""``rebel eval``: evaluate ReBeL's test-time search exactly."""
 from __future__ import annotations
 
 import argparse
 import logging
 import os
 import sys
+from dataclasses import asdict
 from typing import Any, Dict
 
-from rebel.cli_common import UsageError, non_negative_int, print_json
-from rebel.evaluate import EvalSettings, evaluate, mode_b_table, public_view
+from rebel.cli_common import (EXIT_OUTPUT, INT32_MAX, MAX_THREADS, UsageError, add_game_args, add_output_args,
+                              add_subcommand, apply_game_flags, check_choice, check_nonnegative_float,
+                              check_output_file, check_range,
+                              default_help, full_tree, int_arg, print_json, save_policy_or_keep)
 from rebel.eval_config import ConfigError, EvalConfig, load_eval_config
-from rebel.games import game_param_defaults
-from rebel.policy_io import save_policy
-from rebel.solve import DEFAULT_OFF_PATH, OFF_PATH_HELP, OFF_PATH_MODES
+from rebel.evaluate import LEAF_ERROR_KINDS, EvalSettings, evaluate, mode_b_table, public_view
+from rebel.solve import OFF_PATH_HELP, OFF_PATH_MODES, SOLVER_HELP, SOLVERS
 
 log = logging.getLogger(__name__)
 
-SOLVER_CHOICES = ("cfr", "fp", "lcfr", "lfp", "cfr+", "dcfr")
+DEFAULTS: Dict[str, Any] = asdict(EvalConfig())
+ORACLE_VALUES = ("root_mean", "best_response")
+UINT64_MAX = 2**64 - 1
+
+DESCRIPTION = """\
+Evaluates ReBeL's test-time search exactly. Reports the exploitability of the full-game
+solver at the same iteration count, of mode (a) (each subgame's average policy) and of
+mode (b), the paper's protocol (each subgame stopped at a random iteration; the
+reach-weighted average of N sampled full-game policies, at every power of two up to N).
+Solver names mean the same algorithm as in `rebel solve`; the paper's is lcfr (linear
+CFR-D). Settings come from the built-in defaults, then --config FILE, then dotted
+section.key=value overrides, then the flags below."""
+
+EXAMPLES = """\
+  rebel eval --game liars_dice --dice 1 --faces 4 --net zero --depth 2 --iters 1024 --repeats 16
+  rebel eval --game kuhn --net oracle --depth 2 --iters 1024 --repeats 256 --json
+  rebel eval --net runs/NAME/weights.bin --solver lfp --repeats 1024 --threads 2 --policy-out b.json
+  rebel eval --config my_eval.yaml search.iterations=256 game.num_faces=5"""
 
 
 def register(subparsers: Any) -> None:
     """Adds the ``eval`` subcommand."""
-    p = subparsers.add_parser(
-        "eval",
-        help="evaluate test-time search (modes a and b) exactly",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = add_subcommand(subparsers, "eval", "evaluate test-time search (modes a and b) exactly", DESCRIPTION, EXAMPLES)
     p.add_argument("overrides", nargs="*", metavar="KEY=VALUE",
                    help="dotted config overrides, e.g. search.iterations=256 (applied after --config)")
     p.add_argument("--config", metavar="FILE", help="YAML config with sections game, search, output")
-    g = p.add_argument_group("game")
-    g.add_argument("--game", help="game name (see `rebel games`; default liars_dice)")
-    g.add_argument("--dice", type=int, metavar="D", help="Liar's Dice: dice per player (default 1)")
-    g.add_argument("--faces", type=int, metavar="F", help="Liar's Dice: faces per die (default 4)")
+    add_game_args(p, DEFAULTS)
     s = p.add_argument_group("search")
-    s.add_argument("--net", metavar="{zero,oracle,PATH}",
-                   help="leaf values: 'zero' (default), 'oracle' (exact, solves below each leaf) or an exported "
-                        "MLP weights file")
-    s.add_argument("--solver", choices=SOLVER_CHOICES,
-                   help="cfr = linear CFR-D (the paper's, default), fp = linear FP; the others as in `rebel solve`")
-    s.add_argument("--depth", type=int, help="actions per subgame (default 2)")
-    s.add_argument("--iters", "--iterations", dest="iters", type=int,
-                   help="half-iterations per subgame and for the full-game baseline (default 1024)")
-    s.add_argument("--repeats", type=int, help="N: sampled full-game policies for mode (b) (default 1024)")
-    s.add_argument("--threads", type=int, help="threads computing the sampled policies (default 2)")
-    s.add_argument("--seed", type=non_negative_int, help="seed of the sampled policies (default 0)")
-    s.add_argument("--oracle-iters", type=int, metavar="N",
-                   help="iterations of each oracle solve (default: --iters)")
-    s.add_argument("--oracle-solver", choices=SOLVER_CHOICES,
-                   help="tabular solver of each oracle solve (default lcfr, as the original ReBeL)")
-    s.add_argument("--oracle-values", choices=("root_mean", "best_response"),
-                   help="oracle answer: the linear mean of the iterates' root values (default, the original "
-                        "ReBeL's) or best-response values against the solved average policy")
-    s.add_argument("--off-path", choices=OFF_PATH_MODES,
-                   help="CFR solvers (search, full game and oracle): nodes the current iterate reaches with "
-                        "probability 0; " + "; ".join(f"{k}: {v}" for k, v in OFF_PATH_HELP.items())
-                        + f" (default {DEFAULT_OFF_PATH})")
-    s.add_argument("--no-mode-a", dest="mode_a", action="store_false", default=None, help="skip mode (a)")
-    o = p.add_argument_group("output")
-    o.add_argument("--json", action="store_true", default=None, help="print exactly one JSON object on stdout")
-    o.add_argument("--policy-out", metavar="FILE", help="write the mode-(b) averaged policy (.json or .npz)")
-    o.add_argument("--no-progress", dest="progress", action="store_false", default=None,
-                   help="never show a progress bar")
+    s.add_argument("--net", metavar="{zero,oracle,PATH}", help=default_help(
+        "leaf values: zero, oracle (exact: solves below each leaf) or an exported MLP weights file "
+        "(docs/weights_format.md)", "search.net", DEFAULTS))
+    s.add_argument("--solver", choices=SOLVERS, help=default_help(
+        "subgame and full-game solver; " + "; ".join(f"{k}: {v}" for k, v in SOLVER_HELP.items()),
+        "search.solver", DEFAULTS))
+    s.add_argument("--depth", type=int_arg, metavar="N", help=default_help("actions per subgame", "search.depth", DEFAULTS))
+    s.add_argument("--iters", "--iterations", dest="iters", type=int_arg, metavar="N", help=default_help(
+        "half-iterations per subgame and for the full-game baseline", "search.iterations", DEFAULTS))
+    s.add_argument("--repeats", type=int_arg, metavar="N",
+                   help=default_help("sampled full-game policies of mode (b)", "search.repeats", DEFAULTS))
+    s.add_argument("--threads", type=int_arg, metavar="N",
+                   help=default_help("threads computing the sampled policies", "search.threads", DEFAULTS))
+    s.add_argument("--seed", type=int_arg, metavar="N",
+                   help=default_help("seed of the sampled policies", "search.seed", DEFAULTS))
+    s.add_argument("--oracle-iters", type=int_arg, metavar="N", help=default_help(
+        "iterations of each oracle solve; none: the same as --iters", "search.oracle_iterations", DEFAULTS))
+    s.add_argument("--oracle-solver", choices=SOLVERS, help=default_help(
+        "solver of each oracle solve (the original ReBeL's: lcfr)", "search.oracle_solver", DEFAULTS))
+    s.add_argument("--oracle-values", choices=ORACLE_VALUES, help=default_help(
+        "oracle answer: the linear mean of the iterates' root values (the original ReBeL's) or "
+        "best-response values against the solved average policy", "search.oracle_values", DEFAULTS))
+    s.add_argument("--off-path", choices=OFF_PATH_MODES, help=default_help(
+        "CFR solvers (search, full game and oracle): nodes the current iterate reaches with probability 0; "
+        + "; ".join(f"{k}: {v}" for k, v in OFF_PATH_HELP.items()), "search.off_path", DEFAULTS))
+    s.add_argument("--leaf-error", type=float, metavar="DELTA", help=default_help(
+        "add a deterministic error of max norm DELTA (over hands, per query) to the net's values, to test the "
+        "safe-search bound; 0: none", "search.leaf_error", DEFAULTS))
+    s.add_argument("--leaf-error-kind", choices=LEAF_ERROR_KINDS, help=default_help(
+        "shape of that error: random (fixed per public state), bias (favours player 0) or noise (differs with "
+        "the beliefs)", "search.leaf_error_kind", DEFAULTS))
+    s.add_argument("--leaf-error-seed", type=int_arg, metavar="N",
+                   help=default_help("seed of the error", "search.leaf_error_seed", DEFAULTS))
+    s.add_argument("--no-mode-a", dest="mode_a", action="store_false", default=None,
+                   help=default_help("skip mode (a)", "search.mode_a", DEFAULTS))
+    add_output_args(p, DEFAULTS, "the mode-(b) averaged policy")
     p.set_defaults(handler=run)
 
 
 def _flags(args: argparse.Namespace) -> Dict[str, Any]:
     """The command-line flags that were given, as a nested config layer."""
-    game = {"name": args.game, "num_dice": args.dice, "num_faces": args.faces}
+    game = {"name": args.game}  # --dice and --faces are applied by apply_game_flags
     search = {"net": args.net, "solver": args.solver, "depth": args.depth, "iterations": args.iters,
               "repeats": args.repeats, "threads": args.threads, "seed": args.seed,
               "oracle_iterations": args.oracle_iters, "oracle_solver": args.oracle_solver,
-              "oracle_values": args.oracle_values, "off_path": args.off_path, "mode_a": args.mode_a}
+              "oracle_values": args.oracle_values, "off_path": args.off_path, "mode_a": args.mode_a,
+              "leaf_error": args.leaf_error, "leaf_error_kind": args.leaf_error_kind,
+              "leaf_error_seed": args.leaf_error_seed}
     output = {"json": args.json, "policy_out": args.policy_out, "progress": args.progress}
     layer = {name: {k: v for k, v in section.items() if v is not None}
              for name, section in (("game", game), ("search", search), ("output", output))}
@@ -93,36 +101,31 @@ def _flags(args: argparse.Namespace) -> Dict[str, Any]:
 
 
 def _config(args: argparse.Namespace) -> EvalConfig:
-    if (args.dice is not None or args.faces is not None) and args.game is not None:
-        try:
-            if "num_dice" not in game_param_defaults(args.game):
-                raise UsageError(f"--dice/--faces do not apply to {args.game}")
-        except ValueError as e:
-            raise UsageError(str(e)) from None
+    """The resolved configuration, every value checked before anything is computed."""
     try:
         cfg = load_eval_config(args.config, args.overrides, _flags(args))
     except ConfigError as e:
         raise UsageError(str(e)) from None
+    apply_game_flags(cfg.game, args)
     s, out = cfg.search, cfg.output
-    for flag, key in (("depth", "depth"), ("iters", "iterations"), ("repeats", "repeats"), ("threads", "threads")):
-        if getattr(s, key) < 1:
-            raise UsageError(f"--{flag} must be >= 1, got {getattr(s, key)} (search.{key})")
-    if s.seed < 0:
-        raise UsageError(f"--seed must be >= 0, got {s.seed} (search.seed)")
-    if s.oracle_iterations is not None and s.oracle_iterations < 1:
-        raise UsageError(f"--oracle-iters must be >= 1, got {s.oracle_iterations} (search.oracle_iterations)")
-    for key, choices in (("solver", SOLVER_CHOICES), ("oracle_solver", SOLVER_CHOICES),
-                         ("oracle_values", ("root_mean", "best_response")), ("off_path", OFF_PATH_MODES)):
-        if getattr(s, key) not in choices:
-            raise UsageError(f"search.{key} must be one of {', '.join(choices)}, got {getattr(s, key)!r}")
+    check_range(args, "--depth", "search.depth", s.depth, 1)
+    check_range(args, "--iters", "search.iterations", s.iterations, 1)
+    check_range(args, "--repeats", "search.repeats", s.repeats, 1)
+    check_range(args, "--threads", "search.threads", s.threads, 1, MAX_THREADS)
+    check_range(args, "--seed", "search.seed", s.seed, 0, UINT64_MAX)
+    if s.oracle_iterations is not None:
+        check_range(args, "--oracle-iters", "search.oracle_iterations", s.oracle_iterations, 1, INT32_MAX)
+    check_choice(args, "--solver", "search.solver", s.solver, SOLVERS)
+    check_choice(args, "--oracle-solver", "search.oracle_solver", s.oracle_solver, SOLVERS)
+    check_choice(args, "--oracle-values", "search.oracle_values", s.oracle_values, ORACLE_VALUES)
+    check_choice(args, "--off-path", "search.off_path", s.off_path, OFF_PATH_MODES)
+    check_choice(args, "--leaf-error-kind", "search.leaf_error_kind", s.leaf_error_kind, LEAF_ERROR_KINDS)
+    check_nonnegative_float(args, "--leaf-error", "search.leaf_error", s.leaf_error)
+    check_range(args, "--leaf-error-seed", "search.leaf_error_seed", s.leaf_error_seed, 0, UINT64_MAX)
     if s.net not in ("zero", "oracle") and not os.path.isfile(s.net):
-        raise UsageError(f"--net must be 'zero', 'oracle' or a weights file; {s.net!r} is not a file")
+        raise UsageError(f"--net must be zero, oracle or a weights file; {s.net!r} is not a file (search.net)")
     if out.policy_out is not None:
-        if not out.policy_out.lower().endswith((".json", ".npz")):
-            raise UsageError(f"--policy-out {out.policy_out!r} must end in .json or .npz")
-        folder = os.path.dirname(os.path.abspath(out.policy_out))
-        if not os.path.isdir(folder):
-            raise UsageError(f"--policy-out: folder {folder!r} does not exist")
+        check_output_file("--policy-out", out.policy_out)
     return cfg
 
 
@@ -133,47 +136,35 @@ def _settings(cfg: EvalConfig) -> EvalSettings:
         game=game.pop("name"), game_params=game, net=s.net, solver=s.solver, depth=s.depth,
         iterations=s.iterations, repeats=s.repeats, threads=s.threads, seed=s.seed,
         oracle_iterations=s.oracle_iterations, oracle_solver=s.oracle_solver, oracle_values=s.oracle_values,
-        mode_a=s.mode_a, off_path=s.off_path,
+        mode_a=s.mode_a, off_path=s.off_path, leaf_error=s.leaf_error, leaf_error_kind=s.leaf_error_kind,
+        leaf_error_seed=s.leaf_error_seed,
     )
-
-
-def _progress_bar(enabled: bool, total: int):
-    if not enabled:
-        return None, None
-    from tqdm import tqdm
-
-    bar = tqdm(total=total, desc="sampled policies", unit="policy", delay=2.0, file=sys.stderr)
-
-    def update(done: int, _total: int) -> None:
-        bar.update(done - bar.n)
-
-    return bar, update
 
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``rebel eval``."""
     cfg = _config(args)
     settings = _settings(cfg)
+    full_tree(cfg.game.make())  # refuses games too large for memory, before any work
     policy_out = cfg.output.policy_out
-    bar, update = _progress_bar(cfg.output.progress and sys.stderr.isatty(), settings.repeats)
     try:
-        try:
-            result = evaluate(settings, progress=update)
-        except ValueError as e:  # e.g. a weights file that does not fit the game
-            raise UsageError(str(e)) from None
-    finally:
-        if bar is not None:
-            bar.close()
+        result = evaluate(settings, progress=cfg.output.progress)
+    except ValueError as e:  # e.g. a weights file that does not fit the game
+        raise UsageError(str(e)) from None
+    error = None
     if policy_out:
-        save_policy(policy_out, result["_game"], result["_mode_b_policy"], result["_full_tree"])
-        log.info("wrote the mode-(b) policy to %s", policy_out)
+        error = save_policy_or_keep("--policy-out", policy_out, result["_game"], result["_mode_b_policy"],
+                                    result["_full_tree"])
     summary = public_view(result)
-    if policy_out:
+    if policy_out and error is None:
         summary["policy_out"] = policy_out
     if cfg.output.json:
         print_json(summary)
     else:
         _print_report(summary)
+    if error:
+        print(f"rebel eval: error: {error}", file=sys.stderr)
+        return EXIT_OUTPUT
     return 0
 
 
@@ -185,6 +176,9 @@ def _print_report(summary: Dict[str, Any]) -> None:
     print(f"search          net={summary['net']} solver={solver} depth={summary['depth']} "
           f"iterations={summary['iterations']} off-path={summary['off_path']} "
           f"({summary['search_roots']} search roots)")
+    if "leaf_error" in summary:
+        e = summary["leaf_error"]
+        print(f"leaf error      delta={e['delta']} kind={e['kind']} seed={e['seed']} (added to the net's values)")
     if "full_game" in summary:
         print(f"full-game {solver:<6}exploitability {summary['full_game']['exploitability']:.6f}")
     if "mode_a" in summary:

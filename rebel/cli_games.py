@@ -4,13 +4,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from rebel.cli_common import print_json
+from rebel.cli_common import add_subcommand, print_json
 from rebel.games import list_games
 
 
 def register(subparsers: Any) -> None:
     """Adds the ``games`` subcommand."""
-    p = subparsers.add_parser("games", help="list the available games", description=__doc__)
+    p = add_subcommand(subparsers, "games", "list the available games",
+                       "Lists the registered games with their parameters and defaults.",
+                       "  rebel games\n  rebel games --json")
     p.add_argument("--json", action="store_true", help="print the list as one JSON object")
     p.set_defaults(handler=run)
 

@@ -1,15 +1,4 @@
-"""``rebel train``: learn a value net by ReBeL self-play (see ``rebel/train/run.py``).
-
-  rebel train CONFIG [section.key=value ...]    start a run (CONFIG: a YAML file, or the
-                                                name of one in configs/, e.g. quick)
-  rebel train --resume RUN_DIR [run.KEY=value]  continue a stopped or finished run
-
-The resolved configuration is printed and saved in the run directory (runs/NAME/ by
-default) with metrics.jsonl, TensorBoard scalars, checkpoint.pt and weights.bin (the
-latest net, usable as `rebel eval --net RUN_DIR/weights.bin`). Ctrl-C stops cleanly after
-saving a checkpoint. The run ends by printing the trained net's exploitability next to
-the zero net's and the full-game solver's.
-"""
+"""``rebel train``: learn a value net by ReBeL self-play (see ``rebel/train/run.py``)."""
 from __future__ import annotations
 
 import argparse
@@ -19,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rebel.cli_common import UsageError, print_json
+from rebel.cli_common import UsageError, add_subcommand, print_json
 
 log = logging.getLogger(__name__)
 
@@ -27,15 +16,30 @@ log = logging.getLogger(__name__)
 RESUME_OVERRIDABLE = ("run.epochs", "run.max_minutes", "run.checkpoint_every", "run.progress")
 
 
+DESCRIPTION = """\
+Learns a value net by ReBeL self-play. CONFIG is a YAML file or the name of one in
+configs/ (quick, kuhn, liars_dice_1x4f, ...); section.key=value overrides follow it. The
+resolved configuration is printed and saved in the run directory (runs/NAME/ by default)
+with metrics.jsonl, TensorBoard scalars, checkpoint.pt and weights.bin (the latest net,
+usable as `rebel eval --net RUN_DIR/weights.bin`). Ctrl-C stops cleanly after saving a
+checkpoint; --resume continues. The run ends by printing the trained net's exploitability
+next to the zero net's and the full-game solver's."""
+
+EXAMPLES = """\
+  rebel train quick
+  rebel train liars_dice_1x4f run.max_minutes=60
+  rebel train --resume runs/liars_dice_1x4f-20261123-133000 run.epochs=2000"""
+
+
 def register(subparsers: Any) -> None:
     """Adds the ``train`` subcommand."""
-    p = subparsers.add_parser("train", help="learn a value net by self-play (ReBeL)", description=__doc__,
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = add_subcommand(subparsers, "train", "learn a value net by self-play (ReBeL)", DESCRIPTION, EXAMPLES)
     p.add_argument("config", nargs="?", metavar="CONFIG", help="YAML config file or a name in configs/")
     p.add_argument("overrides", nargs="*", metavar="section.key=value", help="config overrides")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its checkpoint")
     p.add_argument("--json", action="store_true", help="print the final summary as one JSON object")
-    p.add_argument("--no-progress", dest="progress", action="store_false", help="never show a progress bar")
+    p.add_argument("--no-progress", dest="progress", action="store_false",
+                   help="no progress reports on stderr (a bar on a terminal, log lines otherwise)")
     p.set_defaults(handler=run)
 
 

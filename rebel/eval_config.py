@@ -4,7 +4,8 @@ mechanism ``rebel solve`` and ``rebel train`` use).
 
 Sections: ``game`` (as everywhere), ``search`` (the keys of
 :class:`rebel.evaluate.EvalSettings`: net, solver, depth, iterations, repeats, threads,
-seed, oracle_iterations, oracle_solver, oracle_values, off_path, mode_a) and ``output``
+seed, oracle_iterations, oracle_solver, oracle_values, off_path, leaf_error, leaf_error_kind,
+leaf_error_seed, mode_a) and ``output``
 (json, policy_out, progress).
 """
 from __future__ import annotations
@@ -23,7 +24,7 @@ __all__ = ["ConfigError", "EvalConfig", "load_eval_config"]
 @dataclass
 class EvalSearchSection:
     net: str = "zero"                        # zero, oracle or an exported weights file
-    solver: str = "cfr"                      # cfr = linear CFR-D (the paper's), fp = linear FP
+    solver: str = "lcfr"                     # as in rebel solve; lcfr = linear CFR-D (the paper's)
     depth: int = 2
     iterations: int = 1024
     repeats: int = 1024                      # N sampled policies of mode (b)
@@ -33,6 +34,9 @@ class EvalSearchSection:
     oracle_solver: str = "lcfr"
     oracle_values: str = "root_mean"
     off_path: str = DEFAULT_OFF_PATH
+    leaf_error: float = 0.0                  # delta of a PerturbedNet around the net (0: none)
+    leaf_error_kind: str = "random"          # random, bias or noise
+    leaf_error_seed: int = 0
     mode_a: bool = True
 
 

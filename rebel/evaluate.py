@@ -11,18 +11,17 @@ Three numbers are measured on the same game, solver and iteration count:
 from __future__ import annotations
 
 import logging
+import math
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from rebel import _core
-from rebel.solve import DEFAULT_OFF_PATH, check_off_path
+from rebel.progress import Progress, progress_callback
+from rebel.solve import DEFAULT_OFF_PATH, SOLVERS, check_off_path
 
 log = logging.getLogger(__name__)
-
-# `--solver cfr` / `fp` mean the paper's linear variants.
-SOLVER_ALIASES = {"cfr": "lcfr", "fp": "lfp"}
 
 
 @dataclass
@@ -32,7 +31,7 @@ class EvalSettings:
     game: str = "liars_dice"
     game_params: Dict[str, int] = field(default_factory=lambda: {"num_dice": 1, "num_faces": 4})
     net: str = "zero"  # "zero", "oracle" or a path to exported MLP weights
-    solver: str = "cfr"
+    solver: str = "lcfr"  # one of rebel.solve.SOLVERS; lcfr = linear CFR-D, the paper's
     depth: int = 2
     iterations: int = 1024
     repeats: int = 1024
@@ -42,22 +41,31 @@ class EvalSettings:
     oracle_solver: str = "lcfr"  # the oracle's own tabular solver
     oracle_values: str = "root_mean"  # as the original ReBeL; or "best_response"
     off_path: str = DEFAULT_OFF_PATH  # zero-reach nodes (CFR solvers, the oracle's too)
+    leaf_error: float = 0.0  # delta: a deterministic error of this max norm added to the net's values
+    leaf_error_kind: str = "random"  # random, bias or noise (see rebel.PerturbedNet)
+    leaf_error_seed: int = 0
     mode_a: bool = True
     full_game: bool = True
 
 
-def solver_name(name: str) -> str:
-    """Maps the CLI's solver names to the core's (`cfr` -> `lcfr`, `fp` -> `lfp`)."""
-    return SOLVER_ALIASES.get(name, name)
+LEAF_ERROR_KINDS = ("random", "bias", "noise")
 
 
 def build_value_net(game: _core.Game, settings: EvalSettings) -> _core.ValueNet:
-    """The value net named by `settings.net`: zero, oracle, or exported MLP weights."""
+    """The value net named by `settings.net` (zero, oracle, or exported MLP weights), with
+    `settings.leaf_error` > 0 wrapped in a PerturbedNet that adds an error of that max norm."""
+    net = _base_value_net(game, settings)
+    if settings.leaf_error > 0:
+        net = _core.PerturbedNet(game, net, settings.leaf_error, settings.leaf_error_kind, settings.leaf_error_seed)
+    return net
+
+
+def _base_value_net(game: _core.Game, settings: EvalSettings) -> _core.ValueNet:
     if settings.net == "zero":
         return _core.ZeroNet(game)
     if settings.net == "oracle":
         iterations = settings.oracle_iterations or settings.iterations
-        return _core.OracleNet(game, solver_name(settings.oracle_solver), iterations, settings.oracle_values,
+        return _core.OracleNet(game, settings.oracle_solver, iterations, settings.oracle_values,
                                off_path=settings.off_path)
     if not os.path.isfile(settings.net):
         raise ValueError(f"--net must be 'zero', 'oracle' or a weights file; {settings.net!r} is not a file")
@@ -71,20 +79,53 @@ def _check(settings: EvalSettings) -> None:
             raise ValueError(f"{name} must be >= 1, got {getattr(settings, name)}")
     if settings.oracle_iterations is not None and settings.oracle_iterations < 1:
         raise ValueError(f"oracle_iterations must be >= 1, got {settings.oracle_iterations}")
+    for name in ("solver", "oracle_solver"):
+        if getattr(settings, name) not in SOLVERS:
+            raise ValueError(f"unknown {name} {getattr(settings, name)!r}; choose one of {', '.join(SOLVERS)}")
     check_off_path(settings.off_path)
+    check_leaf_error(settings.leaf_error, settings.leaf_error_kind, settings.leaf_error_seed)
+
+
+def check_leaf_error(delta: float, kind: str, seed: int) -> None:
+    """ValueError unless delta is finite and >= 0, kind is known and seed >= 0."""
+    if not math.isfinite(delta) or delta < 0:
+        raise ValueError(f"leaf_error must be finite and >= 0, got {delta}")
+    if kind not in LEAF_ERROR_KINDS:
+        raise ValueError(f"leaf_error_kind must be one of {', '.join(LEAF_ERROR_KINDS)}, got {kind!r}")
+    if seed < 0:
+        raise ValueError(f"leaf_error_seed must be >= 0, got {seed}")
 
 
 def evaluate(
     settings: EvalSettings,
-    progress: Optional[Callable[[int, int], None]] = None,
+    progress: bool = False,
+    on_phase: Optional[Callable[[str, int, int], None]] = None,
 ) -> Dict[str, Any]:
     """Runs the evaluation; returns a JSON-ready dict plus the mode-(b) policy array.
 
-    `progress(done, total)` is called while the sampled policies are computed.
+    With ``progress``, every phase longer than a few seconds (the full-game solver, mode
+    (a)'s subgame solves, mode (b)'s sampled policies; the oracle's solves happen within
+    the last two) reports progress on stderr (:class:`rebel.progress.Progress`).
+    ``on_phase(phase, done, total)``, if given, is called as each phase advances, with
+    phase one of ``full_game``, ``mode_a``, ``mode_b``.
     """
     _check(settings)
     game = _core.make_game(settings.game, dict(settings.game_params))
-    solver = solver_name(settings.solver)
+    solver = settings.solver
+
+    def reporter(phase: str, desc: str, total: int, unit: str) -> Tuple[Progress, Optional[Callable[[int], None]]]:
+        bar = Progress(desc, total, unit, enabled=progress)
+        shown = progress_callback(bar)
+        if on_phase is None:
+            return bar, shown
+
+        def both(done: int) -> None:
+            on_phase(phase, done, total)
+            if shown is not None:
+                shown(done)
+
+        return bar, both
+
     result: Dict[str, Any] = {
         "game": {"name": settings.game, **settings.game_params},
         "net": settings.net,
@@ -98,17 +139,23 @@ def evaluate(
     }
     if settings.net == "oracle":
         result["oracle"] = {
-            "solver": solver_name(settings.oracle_solver),
+            "solver": settings.oracle_solver,
             "iterations": settings.oracle_iterations or settings.iterations,
             "values": settings.oracle_values,
         }
+    if settings.leaf_error > 0:
+        result["leaf_error"] = {"delta": settings.leaf_error, "kind": settings.leaf_error_kind,
+                                "seed": settings.leaf_error_seed}
     seconds: Dict[str, float] = {}
 
     if settings.full_game:
         start = time.perf_counter()
         tree = _core.build_tree(game)
         full = _core.SubgameSolver(game, tree, solver=solver, off_path=settings.off_path)
-        full.run(settings.iterations)
+        bar, callback = reporter("full_game", f"full-game {solver}", settings.iterations, "it")
+        with bar:
+            full.run(settings.iterations, callback)
+            _finish(callback, settings.iterations)
         seconds["full_game"] = time.perf_counter() - start
         report = _core.exploitability(game, tree, full.average_policy())
         result["full_game"] = {"exploitability": report["exploitability"], "br_values": list(report["br_values"])}
@@ -120,14 +167,21 @@ def evaluate(
 
     if settings.mode_a:
         start = time.perf_counter()
-        report = _core.exploitability(game, search.full_tree, search.average_policy())
+        bar, callback = reporter("mode_a", "mode (a) subgames", search.num_search_roots, "subgames")
+        with bar:
+            policy = search.average_policy(callback)
+            _finish(callback, search.num_search_roots)
+        report = _core.exploitability(game, search.full_tree, policy)
         seconds["mode_a"] = time.perf_counter() - start
         result["mode_a"] = {"exploitability": report["exploitability"], "br_values": list(report["br_values"])}
         log.info("mode (a): exploitability %.6f", report["exploitability"])
 
     start = time.perf_counter()
-    callback = None if progress is None else (lambda done: progress(done, settings.repeats))
-    sampled = search.evaluate_sampled(settings.repeats, threads=settings.threads, seed=settings.seed, progress=callback)
+    bar, callback = reporter("mode_b", "mode (b) sampled policies", settings.repeats, "policies")
+    with bar:
+        sampled = search.evaluate_sampled(settings.repeats, threads=settings.threads, seed=settings.seed,
+                                          progress=callback)
+        _finish(callback, settings.repeats)
     seconds["mode_b"] = time.perf_counter() - start
     result["mode_b"] = [
         {"num_policies": n, "exploitability": e, "br_values": list(br)}
@@ -140,6 +194,12 @@ def evaluate(
     result["_full_tree"] = search.full_tree
     result["_game"] = game
     return result
+
+
+def _finish(callback: Optional[Callable[[int], None]], total: int) -> None:
+    """Reports a finished phase (the core's last poll may come before the end)."""
+    if callback is not None:
+        callback(total)
 
 
 def public_view(result: Dict[str, Any]) -> Dict[str, Any]:

@@ -4,7 +4,7 @@ In memory a policy is the core's flat layout over the full public tree: a float6
 shape ``(tree.size, game.num_hands)`` where ``policy[c, h]`` is the probability that the
 player acting at ``parent(c)``, holding hand ``h``, takes the action leading to ``c``.
 
-JSON layout (the issue's exchange format)::
+JSON layout (docs/policy_format.md)::
 
     {"game": {"name": "liars_dice", "num_dice": 1, "num_faces": 4},
      "policy": {"<hand>|<comma-separated action ids played so far>":

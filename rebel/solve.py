@@ -18,6 +18,7 @@ import numpy as np
 
 from rebel import _core
 from rebel.games import Game, game_config, game_from_config
+from rebel.progress import AFTER_SECONDS, Progress
 
 log = logging.getLogger(__name__)
 
@@ -42,8 +43,8 @@ OFF_PATH_HELP: dict[str, str] = {
     "conditional": "values conditional on reaching the node (zero-probability actions count as taken)",
 }
 
-#: Show a progress bar once a solve has run this many seconds.
-PROGRESS_AFTER_SECONDS = 2.0
+#: Show progress once a solve has run this many seconds.
+PROGRESS_AFTER_SECONDS = AFTER_SECONDS
 
 __all__ = ["DEFAULT_OFF_PATH", "OFF_PATH_MODES", "SOLVERS", "SolveResult", "check_iterations", "check_off_path", "solve"]
 
@@ -115,30 +116,6 @@ def _check_solver(solver: str) -> str:
     return solver
 
 
-class _LazyProgress:
-    """Chunk callback that opens a tqdm bar only once the run exceeds a time threshold."""
-
-    def __init__(self, total: int, desc: str, after_seconds: float) -> None:
-        self.total, self.desc, self.after = total, desc, after_seconds
-        self.start = time.perf_counter()
-        self.bar: Any = None
-        self.shown = 0
-
-    def __call__(self, done: int) -> None:
-        if self.bar is None:
-            if time.perf_counter() - self.start < self.after:
-                return
-            from tqdm.auto import tqdm
-
-            self.bar = tqdm(total=self.total, desc=self.desc, unit="it", leave=False)
-        self.bar.update(done - self.shown)
-        self.shown = done
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
 def solve(
     game: Union[Game, Mapping[str, Any]],
     solver: str = "lcfr",
@@ -163,7 +140,8 @@ def solve(
         optimistic: FP variants only: optimistic fictitious play.
         dcfr_alpha, dcfr_beta, dcfr_gamma: discounting parameters (``dcfr`` only).
         off_path: CFR solvers only: one of :data:`OFF_PATH_MODES` (see :data:`OFF_PATH_HELP`).
-        progress: show a tqdm bar on stderr if the run lasts longer than ``progress_after`` s.
+        progress: report progress on stderr if the run lasts longer than ``progress_after`` s
+            (a bar on a terminal, a line every 30 s otherwise; see :mod:`rebel.progress`).
         tree: the full public tree of ``game`` if already built (saves rebuilding it).
         callback: called with the number of iterations done after every solver chunk.
     """
@@ -186,7 +164,7 @@ def solve(
     log.info("solving %s with %s for %d iterations (%d nodes x %d hands)",
              game.description(), solver, iterations, len(tree), game.num_hands)
 
-    bar = _LazyProgress(iterations, f"{solver} {game.description()}", progress_after) if progress else None
+    bar = Progress(f"{solver} {game.description()}", iterations, "it", after=progress_after) if progress else None
 
     def on_chunk(done: int) -> None:
         if bar is not None:

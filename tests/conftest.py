@@ -51,3 +51,17 @@ def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
 @pytest.fixture
 def cli():
     return run_cli
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--run-slow", action="store_true", default=False,
+                     help="also run the tests marked slow (minutes each; CI runs them)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:
+    if config.getoption("--run-slow"):
+        return
+    skip = pytest.mark.skip(reason="slow: run with --run-slow (.ci/run does)")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

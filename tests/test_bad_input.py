@@ -136,12 +136,12 @@ def test_exploitability_needs_the_full_tree():
     (["--game", "chess"], "unknown game 'chess'"),
     (["--dice", "0"], "num_dice must be >= 1"),
     (["--faces", "1"], "num_faces must be >= 2"),
-    (["--iters", "-3"], "must be >= 0"),
-    (["solver.iterations=-3"], "iterations must be >= 0"),
+    (["--iters", "-3"], "--iters must be >= 1, got -3"),
+    (["solver.iterations=-3"], "--iters must be >= 1, got -3 (solver.iterations)"),
     (["--solver", "cfr++"], "invalid choice: 'cfr++'"),
-    (["solver.name=cfr++"], "unknown solver 'cfr++'"),
+    (["solver.name=cfr++"], "--solver must be one of cfr, lcfr, cfr+, dcfr, fp, lfp, got 'cfr++' (solver.name)"),
     (["game.num_sides=3"], "unknown config key 'game.num_sides'"),
-    (["--game", "kuhn", "--dice", "2"], "unknown config key 'game.num_dice' for game 'kuhn'"),
+    (["--game", "kuhn", "--dice", "2"], "--dice does not apply to kuhn (its parameters: none)"),
     (["--dice", "5", "--faces", "6"], "does not fit in memory"),
 ])
 def test_cli_user_errors_exit_2(args, message):

@@ -70,7 +70,7 @@ def test_eval_with_exported_mlp_weights(tmp_path, capsys):
     (["--dice", "0"], "num_dice"),
     (["--faces", "1"], "num_faces"),
     (["--game", "chess"], "chess"),
-    (["--game", "kuhn", "--dice", "2"], "do not apply"),
+    (["--game", "kuhn", "--dice", "2"], "--dice does not apply to kuhn"),
     (["--policy-out", "x.txt"], ".json or .npz"),
     (["--oracle-iters", "0"], "--oracle-iters"),
 ])
@@ -103,7 +103,7 @@ def test_eval_config_file_overrides_and_flags_merge_in_order(tmp_path):
     (["search.iters=3"], "unknown config key 'search.iters'"),
     (["search.depth=deep"], "search.depth"),
     (["search.depth=0"], "--depth must be >= 1"),
-    (["search.off_path=never"], "search.off_path must be one of"),
+    (["search.off_path=never"], "--off-path must be one of skip, floor, conditional, got 'never' (search.off_path)"),
     (["game.name=kuhn", "game.num_dice=2"], "unknown config key 'game.num_dice' for game 'kuhn'"),
 ])
 def test_eval_config_mistakes_exit_2(args, message):

@@ -216,7 +216,9 @@ def test_ctrl_c_saves_a_checkpoint_and_the_run_resumes(tmp_path):
     assert proc.returncode == 130, err
     assert "--resume" in err and "Traceback" not in err
     epoch = load_checkpoint(tmp_path / "c" / "checkpoint.pt")["epoch"]
-    assert epoch >= 2
+    # The signal may land after epoch 2's metrics row is written and before its snapshot is
+    # taken: the checkpoint is then epoch 1's, and resuming truncates the row and redoes it.
+    assert epoch >= 1
     r = run_cli("train", "--resume", str(tmp_path / "c"), f"run.epochs={epoch + 1}", "--json", timeout=300)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["epoch"] == epoch + 1

@@ -112,6 +112,21 @@ void bind_search(py::module_& m) {
            py::arg("game"), py::arg("solver") = "lcfr", py::arg("iterations") = 1024,
            py::arg("values") = "root_mean", py::arg("off_path") = kDefaultOffPath);
 
+  py::class_<PerturbedNet, ValueNet, std::shared_ptr<PerturbedNet>>(m, "PerturbedNet",
+      "A base net's values plus a deterministic error of max norm exactly `delta` over the hands of\n"
+      "every query: kind='random' (a fixed random vector per public state and queried player),\n"
+      "'bias' (+delta for player 0, -delta for player 1: favours player 0) or 'noise' (a random\n"
+      "vector per query row, beliefs included). The same query always gets the same answer;\n"
+      "delta = 0 gives the base net's values bit for bit. For the safe-search bound experiment.")
+      .def(py::init([](const std::shared_ptr<Game>& game, const std::shared_ptr<ValueNet>& base, double delta,
+                       const std::string& kind, uint64_t seed) {
+             if (!game) throw py::type_error("game must be a rebel Game");
+             if (!base) throw py::type_error("base must be a rebel ValueNet");
+             return std::make_shared<PerturbedNet>(base, game->num_hands(), game->feature_size(), delta,
+                                                   parse_leaf_error_kind(kind), seed);
+           }),
+           py::arg("game"), py::arg("base"), py::arg("delta"), py::arg("kind") = "random", py::arg("seed") = 0);
+
   py::class_<PythonValueNet, ValueNet, std::shared_ptr<PythonValueNet>>(m, "PythonValueNet",
       "Wraps a Python callable f(queries: float32 [B, query_size]) -> [B, num_hands] (numpy or torch).")
       .def(py::init([](const std::shared_ptr<Game>& game, py::object fn, const std::string& name) {
@@ -172,11 +187,17 @@ void bind_search(py::module_& m) {
       .def_property_readonly("off_path", [](const TestTimeSearch& s) { return off_path_name(s.params().solver.off_path); })
       .def_property_readonly("full_tree", [](const TestTimeSearch& s) { return std::const_pointer_cast<PublicTree>(s.full_tree_ptr()); })
       .def_property_readonly("num_search_roots", &TestTimeSearch::num_search_roots)
-      .def("average_policy", [](const TestTimeSearch& s) {
+      .def("average_policy", [](const TestTimeSearch& s, const py::object& progress) {
         std::vector<double> policy;
-        run_cancellable([&](std::atomic<bool>* cancel) { policy = s.average_policy(cancel); });
+        std::atomic<long> done{0};
+        run_cancellable([&](std::atomic<bool>* cancel) { policy = s.average_policy(cancel, &done); },
+                        [&] {
+                          if (!progress.is_none()) progress(done.load());
+                        });
         return to_array_2d(policy, s.full_tree().size(), s.game().num_hands());
-      }, "Mode (a): every subgame's average policy.")
+      }, py::arg("progress") = py::none(),
+         "Mode (a): every subgame's average policy. progress(done) is called now and then with the number\n"
+         "of subgames solved (of num_search_roots).")
       .def("sampled_policy", [](const TestTimeSearch& s, uint64_t seed) {
         std::vector<double> policy;
         run_cancellable([&](std::atomic<bool>* cancel) { policy = s.sampled_policy(seed, cancel); });

@@ -24,7 +24,7 @@ PublicTree build_tree(const Game& game, const History& root, int max_depth) {
     std::ostringstream msg;
     msg << game.description() << ": a public tree of " << nodes << " nodes x " << game.num_hands()
         << " hands does not fit in memory (limit " << cap * game.num_hands()
-        << " node-hand cells); use a smaller game or a depth limit";
+        << " node-hand cells)";
     throw std::invalid_argument(msg.str());
   }
   if (game.is_terminal(root)) throw std::invalid_argument("build_tree: the root history is terminal");

@@ -1,4 +1,4 @@
-// Liar's Dice exactly as in the ReBeL paper (see shared REBEL_NOTES.md §2):
+// Liar's Dice exactly as in the ReBeL paper (Brown et al., NeurIPS 2020):
 // each player rolls D dice with F faces; hand id encodes dice as base-F digits, least
 // significant first. Bid (quantity q in 1..2D, face f) has id (q-1)*F + f, "liar" is 2DF.
 // Face F-1 is wild. On "liar" the bidder wins iff at least q dice (both hands) count

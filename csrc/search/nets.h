@@ -2,9 +2,11 @@
 // solving the rest of the game below the leaf with the tabular solver).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 
 #include "core/solver.h"
 #include "core/value_net.h"
@@ -49,6 +51,43 @@ class OracleNet final : public ValueNet {
   OracleValues values_;
   std::mutex cache_mutex_;  // guards the subtree cache shared by solver threads
   std::map<History, std::shared_ptr<const PublicTree>> cache_;
+};
+
+// The shape of a PerturbedNet's error.
+enum class LeafErrorKind {
+  kRandom,  // a fixed random vector per public state and queried player (independent of the
+            // beliefs): a fixed imperfect net, not noise that averages out over iterations
+  kBias,    // +delta on every hand of player 0, -delta on every hand of player 1: a
+            // systematic error that favours player 0 at every leaf
+  kNoise,   // a random vector per query row (beliefs included): the same query always gets
+            // the same answer, but nearby beliefs get unrelated errors
+};
+
+// Parses "random", "bias", "noise"; throws std::invalid_argument.
+LeafErrorKind parse_leaf_error_kind(const std::string& name);
+std::string leaf_error_kind_name(LeafErrorKind kind);
+
+// A base net's values plus an error of max norm exactly `delta` over the hands of every
+// query (the hand with the largest error gets +-delta; the others less, for kRandom and
+// kNoise). The error is a deterministic function of the query row and `seed`, so the same
+// leaf PBS always gets the same answer. delta = 0 returns the base net's values unchanged.
+// Used to test the safe-search bound (exploitability against leaf-value error).
+class PerturbedNet final : public ValueNet {
+ public:
+  PerturbedNet(ValueNetPtr base, int num_hands, int feature_size, double delta, LeafErrorKind kind,
+               uint64_t seed);
+  void compute_values(const LeafQueryBatch& batch, double* out) override;
+  std::string name() const override;
+
+  // The error added to a query row's values (num_hands entries).
+  void error(const float* row, double* out) const;
+
+ private:
+  ValueNetPtr base_;
+  int num_hands_, feature_size_;
+  double delta_;
+  LeafErrorKind kind_;
+  uint64_t seed_;
 };
 
 }  // namespace rebel

@@ -77,7 +77,8 @@ int TestTimeSearch::sample_iteration(double u) const { return sample_even_iterat
 
 template <class Rng>
 void TestTimeSearch::search(int full_node, const Beliefs& beliefs, SearchMode mode, Rng* rng,
-                            std::vector<double>* policy, const CancelFlag* cancel) const {
+                            std::vector<double>* policy, const CancelFlag* cancel,
+                            std::atomic<long>* progress) const {
   const Subgame& sg = *subgames_.at(full_node);
   const PublicTree& t = *sg.tree;
   const int H = game_->num_hands();
@@ -101,13 +102,14 @@ void TestTimeSearch::search(int full_node, const Beliefs& beliefs, SearchMode mo
                 &(*policy)[static_cast<size_t>(sg.to_full[c]) * H]);
     }
   }
+  if (progress) progress->fetch_add(1, std::memory_order_relaxed);
   if (t.pseudo_leaves.empty()) return;
   const std::vector<double> at_leaves =
       recorded ? recorded->leaf_beliefs : leaf_beliefs(sg, solver, played, mode == SearchMode::kSampled);
   for (size_t i = 0; i < t.pseudo_leaves.size(); ++i) {
     const double* b = &at_leaves[i * 2 * H];
     Beliefs next{std::vector<double>(b, b + H), std::vector<double>(b + H, b + 2 * H)};
-    search(sg.to_full[t.pseudo_leaves[i]], next, mode, rng, policy, cancel);
+    search(sg.to_full[t.pseudo_leaves[i]], next, mode, rng, policy, cancel, progress);
   }
 }
 
@@ -152,10 +154,10 @@ const TestTimeSearch::RootIterate& TestTimeSearch::root_iterate(int iteration, c
   return root_iterates_.at(static_cast<size_t>(iteration / 2));
 }
 
-std::vector<double> TestTimeSearch::average_policy(const CancelFlag* cancel) const {
+std::vector<double> TestTimeSearch::average_policy(const CancelFlag* cancel, std::atomic<long>* progress) const {
   std::vector<double> policy = uniform_policy(*game_, *full_tree_);
   std::mt19937_64 unused(0);
-  search(0, {game_->hand_prior(), game_->hand_prior()}, SearchMode::kAverage, &unused, &policy, cancel);
+  search(0, {game_->hand_prior(), game_->hand_prior()}, SearchMode::kAverage, &unused, &policy, cancel, progress);
   return policy;
 }
 

@@ -48,8 +48,10 @@ class TestTimeSearch {
   std::shared_ptr<const PublicTree> full_tree_ptr() const { return full_tree_; }
   const SearchParams& params() const { return params_; }
 
-  // Full-game policy of mode (a).
-  std::vector<double> average_policy(const CancelFlag* cancel = nullptr) const;
+  // Full-game policy of mode (a). `progress`, if given, counts the subgames solved (of
+  // num_search_roots()).
+  std::vector<double> average_policy(const CancelFlag* cancel = nullptr,
+                                     std::atomic<long>* progress = nullptr) const;
   // One full-game policy of mode (b); all randomness comes from `seed`.
   std::vector<double> sampled_policy(uint64_t seed, const CancelFlag* cancel = nullptr) const;
   // Number of subgame searches one full-game policy needs.
@@ -65,7 +67,7 @@ class TestTimeSearch {
   };
   template <class Rng>
   void search(int full_node, const Beliefs& beliefs, SearchMode mode, Rng* rng,
-              std::vector<double>* policy, const CancelFlag* cancel) const;
+              std::vector<double>* policy, const CancelFlag* cancel, std::atomic<long>* progress = nullptr) const;
 
   // The PBS beliefs at every pseudo-leaf of `sg` ([leaf][player][hand]) under `played`, the
   // policy `solver` plays: the normalised reach; for a CFR iterate under an off-path mode,

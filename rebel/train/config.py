@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Optional
 
 from omegaconf import OmegaConf
@@ -16,11 +16,11 @@ from omegaconf import OmegaConf
 from rebel import config as shared
 from rebel.config import ConfigError, GameSection
 from rebel.games import Game
-from rebel.solve import OFF_PATH_MODES
+from rebel.solve import OFF_PATH_MODES, SOLVERS
 
 __all__ = ["ConfigError", "TrainConfig", "load_train_config", "valid_keys", "game_of", "to_yaml", "from_yaml_text"]
 
-SEARCH_SOLVERS = ("lcfr", "lfp", "cfr", "fp", "cfr+", "dcfr")
+SEARCH_SOLVERS = SOLVERS  # the same names, and algorithms, as `rebel solve` and `rebel eval`
 
 
 @dataclass
@@ -150,12 +150,27 @@ def check(config: TrainConfig) -> None:
          f"run.name must be a plain folder name, got {r.name!r}"),
         (e.every >= 0, f"evaluation.every must be >= 0, got {e.every}"),
         (e.repeats >= 1 and e.threads >= 1, "evaluation.repeats and evaluation.threads must be >= 1"),
+        (e.threads <= 256, f"evaluation.threads must be <= 256, got {e.threads}"),
         (e.seed >= 0 and e.heldout_seed >= 0, "evaluation seeds must be >= 0"),
         (e.heldout_steps >= 0, f"evaluation.heldout_steps must be >= 0, got {e.heldout_steps}"),
     ]
-    for ok, message in rules:
+    for ok, message in _int_limits(config) + rules:
         if not ok:
             raise ConfigError(message)
+
+
+def _int_limits(config: TrainConfig) -> list[tuple[bool, str]]:
+    """Every integer fits the C++ core: seeds below 2**64, everything else at most 2**31 - 1."""
+    rules: list[tuple[bool, str]] = []
+    for section in fields(config):
+        values = getattr(config, section.name)
+        for f in fields(values):
+            value = getattr(values, f.name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                continue
+            high = 2**64 - 1 if f.name.endswith("seed") else 2**31 - 1
+            rules.append((value <= high, f"{section.name}.{f.name} must be <= {high}, got {value}"))
+    return rules
 
 
 def to_yaml(config: TrainConfig) -> str:

@@ -173,7 +173,7 @@ class Training:
 
     def _references(self) -> dict[str, Any]:
         s = self.config.search
-        full_solver = {"cfr": "lcfr", "fp": "lfp"}.get(s.solver, s.solver)
+        full_solver = s.solver  # the same algorithm as the search's, without a depth limit
         log.info("references: full-game %s and the zero net's search", full_solver)
         full = solve(self.game, full_solver, s.iterations, off_path=s.off_path, progress=False)
         with _Bar(self.progress, self.config.evaluation.repeats, "zero-net search") as bar:

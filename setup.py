@@ -22,8 +22,30 @@ sources = sorted(glob.glob("csrc/**/*.cc", recursive=True))
 # -ffp-contract=off: no FMA contraction, so every CPU clone (SSE, AVX2, AVX-512) rounds alike
 # and results are the same on every x86-64 machine.
 extra_compile_args = ["-O3", "-Wall", "-Wextra", "-Wno-unused-parameter", "-fvisibility=hidden", "-ffp-contract=off"]
-if os.environ.get("REBEL_DEBUG"):
-    extra_compile_args = ["-O0", "-g", "-Wall", "-Wextra", "-fsanitize=address,undefined"]
+extra_link_args = ["-pthread"]
+
+
+def sanitizer_flags(sanitize: str, debug: bool) -> tuple:
+    """Compile and link flags of a sanitizer build.
+
+    REBEL_SANITIZE=address,undefined (ASan + UBSan) or thread (TSan): -O1 keeps the test
+    subsets fast enough for CI, every report halts the process (-fno-sanitize-recover) and
+    frame pointers give readable stacks. REBEL_DEBUG=1 (the older switch) is the same as
+    REBEL_SANITIZE=address,undefined at -O0. See scripts/sanitize.sh, which runs them.
+    """
+    kinds = [k.strip() for k in sanitize.split(",") if k.strip()]
+    allowed = {"address", "undefined", "thread"}
+    if not kinds or not set(kinds) <= allowed or ("thread" in kinds and "address" in kinds):
+        raise SystemExit(f"REBEL_SANITIZE must be 'address,undefined', 'address', 'undefined' or 'thread', got {sanitize!r}")
+    flag = "-fsanitize=" + ",".join(kinds)
+    compile_args = ["-O0" if debug else "-O1", "-g", "-fno-omit-frame-pointer", "-Wall", "-Wextra",
+                    "-Wno-unused-parameter", "-ffp-contract=off", flag, "-fno-sanitize-recover=all"]
+    return compile_args, ["-pthread", flag]
+
+
+_sanitize = os.environ.get("REBEL_SANITIZE") or ("address,undefined" if os.environ.get("REBEL_DEBUG") else "")
+if _sanitize:
+    extra_compile_args, extra_link_args = sanitizer_flags(_sanitize, debug=bool(os.environ.get("REBEL_DEBUG")))
 
 ext = Pybind11Extension(
     "rebel._core",
@@ -32,7 +54,7 @@ ext = Pybind11Extension(
     include_dirs=["csrc"],
     cxx_std=17,
     extra_compile_args=extra_compile_args,
-    extra_link_args=["-pthread"] + (["-fsanitize=address,undefined"] if os.environ.get("REBEL_DEBUG") else []),
+    extra_link_args=extra_link_args,
 )
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -73,9 +95,13 @@ class IncrementalBuildExt(build_ext):
             return
         self.force = True  # flags or inputs changed: the whole extension is rebuilt
         super().build_extension(ext)
-        os.makedirs(os.path.dirname(stamp), exist_ok=True)
-        with open(stamp, "w") as f:
-            f.write(self._signature(ext))
+        # The stamp describes the in-place .so only: a build elsewhere (e.g. the sanitizer
+        # builds of scripts/sanitize.sh, --build-lib build/sanitize-*) must not record its
+        # flags, or a later build with those flags would copy the in-place .so instead.
+        if os.path.abspath(target) == inplace:
+            os.makedirs(os.path.dirname(stamp), exist_ok=True)
+            with open(stamp, "w") as f:
+                f.write(self._signature(ext))
 
 
 setup(

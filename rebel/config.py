@@ -73,6 +73,11 @@ def valid_keys(schema: type) -> list[str]:
     return [f"{section}.{key}" for section in tree for key in tree[section]]
 
 
+def _one_line(e: BaseException) -> str:
+    """An exception's message on one line (yaml's span several: problem, context, position)."""
+    return " ".join(str(e).split())
+
+
 def yaml_layer(path: str) -> DictConfig:
     """A YAML file as a layer (ConfigError if missing, unreadable or not a mapping)."""
     p = Path(path)
@@ -81,7 +86,7 @@ def yaml_layer(path: str) -> DictConfig:
     try:
         layer = OmegaConf.load(p)
     except Exception as e:  # yaml errors derive from neither ValueError nor OSError
-        raise ConfigError(f"config file {path!r} is not valid YAML: {e}") from None
+        raise ConfigError(f"config file {path!r} is not valid YAML: {_one_line(e)}") from None
     if not isinstance(layer, DictConfig):
         raise ConfigError(f"config file {path!r} must hold a mapping of sections")
     return layer
@@ -96,7 +101,7 @@ def dotlist_layer(overrides: Sequence[str], example: str = "solver.iterations=25
     try:
         return OmegaConf.from_dotlist(list(overrides))
     except Exception as e:
-        raise ConfigError(f"cannot parse overrides {list(overrides)}: {e}") from None
+        raise ConfigError(f"cannot parse overrides {list(overrides)}: {_one_line(e)}") from None
 
 
 def _describe(e: OmegaConfBaseException, schema: type) -> str:
@@ -117,14 +122,17 @@ def merge_layers(schema: type[T], layers: Sequence[tuple[str, Any]]) -> T:
     for where, layer in layers:
         if isinstance(layer, Mapping) and not isinstance(layer, DictConfig):
             layer = OmegaConf.create(dict(layer))
-        game = layer.get("game") if isinstance(layer, DictConfig) else None
-        if isinstance(game, Mapping) and "name" in game and "game" in cfg and game["name"] != cfg.game.name:
-            cfg.game = OmegaConf.structured(GameSection)  # a new game starts from its own defaults
         try:
+            game = layer.get("game") if isinstance(layer, DictConfig) else None
+            if isinstance(game, Mapping) and "name" in game and "game" in cfg and game["name"] != cfg.game.name:
+                cfg.game = OmegaConf.structured(GameSection)  # a new game starts from its own defaults
             cfg = OmegaConf.merge(cfg, layer)
         except OmegaConfBaseException as e:
             raise ConfigError(f"{where}: {_describe(e, schema)}") from None
-    return OmegaConf.to_object(cfg)  # type: ignore[return-value]
+    try:  # resolves ${...} interpolations: a missing key or a wrong type shows only here
+        return OmegaConf.to_object(cfg)  # type: ignore[return-value]
+    except OmegaConfBaseException as e:
+        raise ConfigError(f"configuration: {_describe(e, schema)}") from None
 
 
 def load_config(schema: type[T], config_file: Optional[str] = None, overrides: Sequence[str] = (),

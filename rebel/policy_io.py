@@ -28,6 +28,7 @@ import os
 import re
 import tempfile
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union
@@ -385,7 +386,7 @@ def load_policy_npz(path: PathLike, expected_game: Game | None = None) -> Loaded
     try:
         with np.load(io.BytesIO(raw), allow_pickle=False) as npz:
             arrays = {k: npz[k] for k in npz.files}
-    except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError) as e:
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError) as e:  # zlib: corrupt members
         raise ValueError(f"{source}: not a readable .npz archive, the file may be truncated or corrupted ({e})") from None
     return policy_from_arrays(arrays, expected_game, source)
 

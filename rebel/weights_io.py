@@ -4,6 +4,10 @@ The format (``docs/weights_format.md``) is a 48-byte little-endian header, the p
 as float32 little-endian in a fixed order, and a CRC-32 of everything before it. It holds
 no code (unlike pickle) and is what the C++ :class:`rebel._core.MlpValueNet` loads.
 Malformed data raises ValueError here exactly as it does in C++.
+
+torch is imported only by the functions that take or build a :class:`ValueMLP`:
+:func:`weights_from_arrays` writes the format from numpy arrays alone (the sanitizer test
+runs, which do not load torch, use it).
 """
 from __future__ import annotations
 
@@ -12,12 +16,14 @@ import struct
 import tempfile
 import zlib
 from dataclasses import dataclass
-from typing import List, Union
+from typing import TYPE_CHECKING, List, Sequence, Union
 
 import numpy as np
-import torch
 
-from rebel.model import ValueMLP
+if TYPE_CHECKING:  # pragma: no cover
+    import torch
+
+    from rebel.model import ValueMLP
 
 MAGIC = b"REBELMLP"
 VERSION = 1
@@ -54,7 +60,7 @@ class WeightsHeader:
         return HEADER_SIZE + 4 * self.expected_payload_floats() + _TRAILER.size
 
 
-def _parameters_in_order(model: ValueMLP) -> List[torch.Tensor]:
+def _parameters_in_order(model: "ValueMLP") -> List["torch.Tensor"]:
     """Parameters in file order: per block W, b, LayerNorm weight, bias; then head W, b."""
     tensors: List[torch.Tensor] = []
     for linear, norm in model.blocks():
@@ -62,19 +68,47 @@ def _parameters_in_order(model: ValueMLP) -> List[torch.Tensor]:
     return tensors + [model.head.weight, model.head.bias]
 
 
-def weights_to_bytes(model: ValueMLP) -> bytes:
+def weights_from_arrays(input_size: int, output_size: int, hidden: int, layers: int,
+                        parameters: Sequence[np.ndarray], layer_norm_eps: float = 1e-5) -> bytes:
+    """Serialises parameters given as arrays, in file order (no torch needed).
+
+    ``parameters``: per hidden block the Linear weight [hidden, fan_in] and bias [hidden],
+    the LayerNorm weight and bias [hidden]; then the head weight [output_size, fan_in] and
+    bias [output_size] (fan_in is input_size for the first block, hidden after). Raises
+    ValueError on a wrong count, a wrong size or a non-finite value.
+    """
+    expected: List[int] = []
+    fan_in = input_size
+    for _ in range(layers):
+        expected += [hidden * fan_in, hidden, hidden, hidden]
+        fan_in = hidden
+    expected += [output_size * fan_in, output_size]
+    if len(parameters) != len(expected):
+        raise ValueError(f"expected {len(expected)} parameter arrays for {layers} hidden layers, got {len(parameters)}")
+    arrays = [np.asarray(a, dtype=np.float32).reshape(-1) for a in parameters]
+    for i, (a, n) in enumerate(zip(arrays, expected)):
+        if a.size != n:
+            raise ValueError(f"parameter array {i} has {a.size} values, expected {n}")
+    payload = np.concatenate(arrays).astype("<f4", copy=False)
+    if not np.all(np.isfinite(payload)):
+        raise ValueError("model has non-finite parameters (NaN or inf); refusing to export")
+    body = _HEADER.pack(MAGIC, VERSION, HEADER_SIZE, input_size, output_size, hidden, layers,
+                        layer_norm_eps, 0, payload.size) + payload.tobytes()
+    return body + _TRAILER.pack(zlib.crc32(body))
+
+
+def weights_to_bytes(model: "ValueMLP") -> bytes:
     """Serialises ``model`` (any device or dtype; stored as float32)."""
+    import torch
+
+    from rebel.model import ValueMLP
+
     if not isinstance(model, ValueMLP):
         raise TypeError(f"model must be a rebel.model.ValueMLP, got {type(model).__name__}")
     with torch.no_grad():
         arrays = [t.detach().to("cpu", torch.float32).contiguous().reshape(-1).numpy() for t in _parameters_in_order(model)]
-    payload = np.concatenate(arrays).astype("<f4", copy=False) if arrays else np.zeros(0, "<f4")
-    if not np.all(np.isfinite(payload)):
-        raise ValueError("model has non-finite parameters (NaN or inf); refusing to export")
-    header = _HEADER.pack(MAGIC, VERSION, HEADER_SIZE, model.input_size, model.output_size, model.hidden,
-                          model.layers, model.layer_norm_eps, 0, payload.size)
-    body = header + payload.tobytes()
-    return body + _TRAILER.pack(zlib.crc32(body))
+    return weights_from_arrays(model.input_size, model.output_size, model.hidden, model.layers, arrays,
+                               model.layer_norm_eps)
 
 
 def read_header(data: bytes) -> WeightsHeader:
@@ -105,8 +139,12 @@ def read_header(data: bytes) -> WeightsHeader:
     return header
 
 
-def weights_from_bytes(data: bytes) -> ValueMLP:
+def weights_from_bytes(data: bytes) -> "ValueMLP":
     """Rebuilds a :class:`ValueMLP` (float32, CPU) from serialised weights."""
+    import torch
+
+    from rebel.model import ValueMLP
+
     data = bytes(data)
     header = read_header(data)
     body_size = len(data) - _TRAILER.size
@@ -128,7 +166,7 @@ def weights_from_bytes(data: bytes) -> ValueMLP:
     return model
 
 
-def export_weights(model: ValueMLP, path: PathLike) -> None:
+def export_weights(model: "ValueMLP", path: PathLike) -> None:
     """Writes ``model``'s weights to ``path`` atomically.
 
     The bytes go to a temporary file in the same directory, are flushed and fsync'ed, and
@@ -166,7 +204,7 @@ def _fsync_directory(directory: str) -> None:
         os.close(fd)
 
 
-def load_weights(path: PathLike) -> ValueMLP:
+def load_weights(path: PathLike) -> "ValueMLP":
     """Reads a weights file back into a :class:`ValueMLP` (ValueError if malformed)."""
     with open(path, "rb") as f:
         return weights_from_bytes(f.read())

@@ -94,6 +94,9 @@ void bind_games(py::module_& m) {
         if (!g.is_terminal(h)) throw py::value_error("terminal_values needs a terminal history");
         if (player != 0 && player != 1) throw py::value_error("player must be 0 or 1");
         auto r = to_double_vector(opp_reach, {g.num_hands()}, "opp_reach");
+        for (double x : r) {  // reach probabilities (NaN fails the test too)
+          if (!(x >= 0.0 && x <= 1.0)) throw py::value_error("opp_reach entries must lie in [0, 1]");
+        }
         std::vector<double> out(g.num_hands());
         g.terminal_values(h, player, r.data(), out.data());
         return to_array_1d(out);
@@ -160,10 +163,12 @@ void bind_games(py::module_& m) {
         return t.history[n];
       })
       .def("find", [](const PublicTree& t, const History& h) { return find_node(t, h); },
-           "Node id of a history relative to the root, or -1.");
+           "Node id of a history relative to the root, or -1.")
+      .def_property_readonly("game", [](const PublicTree& t) { return t.game; },
+                             "Description of the game the tree was built for (e.g. 'kuhn()').");
 
   m.def("build_tree", [](const std::shared_ptr<Game>& game, const History& root, int max_depth) {
-    check_history(*game, root);
+    check_history(require(game, "game"), root);
     if (max_depth == 0 || max_depth < -1) throw py::value_error("max_depth must be >= 1, or -1 for no limit; got " + std::to_string(max_depth));
     std::shared_ptr<PublicTree> t;
     {
@@ -175,6 +180,7 @@ void bind_games(py::module_& m) {
      "Public tree below `root` (a history of action ids) down to max_depth actions (-1: unlimited).");
 
   m.def("uniform_policy", [](const std::shared_ptr<Game>& game, const PublicTree& tree) {
+    check_tree_game(require(game, "game"), tree);
     return to_array_2d(uniform_policy(*game, tree), tree.size(), game->num_hands());
   });
 }

@@ -21,7 +21,8 @@ all public actions of both players for it. Deterministic for a given seed. Polic
 tree layout [num_nodes, num_hands], so rebel.exploitability(game, tree, policy) applies.)doc")
       .def(py::init([](const std::shared_ptr<Game>& game, const std::shared_ptr<PublicTree>& tree,
                        const py::int_& seed) {
-             if (!game || !tree) throw py::type_error("game and tree must not be None");
+             require(game, "game");
+             require(tree, "tree");
              if (seed < py::int_(0)) throw py::value_error("seed must be >= 0");
              return std::make_shared<MccfrSolver>(game, tree, seed.cast<uint64_t>());
            }),

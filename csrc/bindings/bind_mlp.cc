@@ -78,8 +78,8 @@ the kernels ("auto", "avx512", "avx2", "generic"; see mlp_supported_isas()).
 Weights can be replaced while solver threads evaluate (load / set_weights_bytes): each
 batch runs with the weights it started with.)doc")
       .def(py::init([](const std::shared_ptr<Game>& game, const py::object& weights, const std::string& isa) {
-             if (!game) throw py::type_error("game must be a rebel Game");
-             return std::make_shared<MlpValueNet>(*game, weights_from_source(weights, gemm_kernel(isa)));
+             const Game& g = require(game, "game");
+             return std::make_shared<MlpValueNet>(g, weights_from_source(weights, gemm_kernel(isa)));
            }),
            py::arg("game"), py::arg("weights"), py::arg("isa") = "auto")
       .def("load", [](MlpValueNet& net, const py::object& path) {

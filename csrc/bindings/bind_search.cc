@@ -43,7 +43,13 @@ class PythonValueNet final : public ValueNet {
       throw std::invalid_argument("python value net returned shape " + shape_string(arr) + ", expected (" +
                                   std::to_string(batch.size) + ", " + std::to_string(num_hands_) + ")");
     }
+    const char kind = arr.dtype().kind();
+    if (kind != 'f' && kind != 'i' && kind != 'u') {
+      throw std::invalid_argument("python value net returned dtype " + std::string(py::str(arr.dtype())) +
+                                  ", expected real numbers (float or int)");
+    }
     auto values = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(arr);
+    if (!values) throw std::invalid_argument("python value net returned values that do not convert to float64");
     const double* v = values.data();
     for (py::ssize_t i = 0; i < values.size(); ++i) {
       if (!std::isfinite(v[i])) throw std::invalid_argument("python value net returned a non-finite value");
@@ -86,7 +92,7 @@ py::dict evaluation_to_dict(const SampledEvaluation& e, int rows, int H) {
 
 void bind_search(py::module_& m) {
   py::class_<ZeroNet, ValueNet, std::shared_ptr<ZeroNet>>(m, "ZeroNet", "A value net that always answers 0.")
-      .def(py::init([](const std::shared_ptr<Game>& game) { return std::make_shared<ZeroNet>(game->num_hands()); }),
+      .def(py::init([](const std::shared_ptr<Game>& game) { return std::make_shared<ZeroNet>(require(game, "game").num_hands()); }),
            py::arg("game"));
 
   py::class_<OracleNet, ValueNet, std::shared_ptr<OracleNet>>(m, "OracleNet",
@@ -96,6 +102,7 @@ void bind_search(py::module_& m) {
       "best-response values against the opponent's average policy.")
       .def(py::init([](const std::shared_ptr<Game>& game, const std::string& solver, int iterations,
                        const std::string& values, const std::string& off_path) {
+             require(game, "game");
              OracleValues kind;
              if (values == "best_response") kind = OracleValues::kBestResponse;
              else if (values == "root_mean") kind = OracleValues::kRootMean;
@@ -123,8 +130,9 @@ void bind_search(py::module_& m) {
   py::class_<PythonValueNet, ValueNet, std::shared_ptr<PythonValueNet>>(m, "PythonValueNet",
       "Wraps a Python callable f(queries: float32 [B, query_size]) -> [B, num_hands] (numpy or torch).")
       .def(py::init([](const std::shared_ptr<Game>& game, py::object fn, const std::string& name) {
+             const int num_hands = require(game, "game").num_hands();
              if (!PyCallable_Check(fn.ptr())) throw py::type_error("PythonValueNet needs a callable");
-             return std::make_shared<PythonValueNet>(std::move(fn), game->num_hands(), name);
+             return std::make_shared<PythonValueNet>(std::move(fn), num_hands, name);
            }),
            py::arg("game"), py::arg("fn"), py::arg("name") = "python");
 
@@ -132,7 +140,8 @@ void bind_search(py::module_& m) {
                          const std::vector<History>& histories, int queried_player,
                          const py::object& beliefs0, const py::object& beliefs1) {
     // Queries `net` at the given leaf PBSs (same beliefs for all); for tests and tools.
-    const int H = game->num_hands();
+    require(net, "net");
+    const int H = require(game, "game").num_hands();
     auto b0 = checked_beliefs(to_double_vector(beliefs0, {H}, "beliefs0"), H, "beliefs0");
     auto b1 = checked_beliefs(to_double_vector(beliefs1, {H}, "beliefs1"), H, "beliefs1");
     const int row = query_size(*game), F = game->feature_size(), B = static_cast<int>(histories.size());
@@ -165,6 +174,7 @@ void bind_search(py::module_& m) {
       "Full-game policies from depth-limited search at every public state reached (safe search).")
       .def(py::init([](const std::shared_ptr<Game>& game, std::shared_ptr<ValueNet> net, const std::string& solver,
                        int depth, int iterations, const std::string& off_path) {
+             require(game, "game");
              SearchParams params;
              params.solver = solver_params(solver, off_path);
              params.depth = depth;
@@ -212,7 +222,7 @@ void bind_search(py::module_& m) {
   py::class_<Pbs>(m, "Pbs", "Public belief state: a public history plus both players' beliefs (normalised).")
       .def(py::init([](const std::shared_ptr<Game>& game, const History& history, const py::object& beliefs0,
                        const py::object& beliefs1) {
-             const py::ssize_t H = game->num_hands();
+             const py::ssize_t H = require(game, "game").num_hands();
              Beliefs b{beliefs0.is_none() ? game->hand_prior() : to_double_vector(beliefs0, {H}, "beliefs0"),
                        beliefs1.is_none() ? game->hand_prior() : to_double_vector(beliefs1, {H}, "beliefs1")};
              return make_pbs(*game, history, b);
@@ -223,7 +233,8 @@ void bind_search(py::module_& m) {
       .def_property_readonly("beliefs0", [](const Pbs& p) { return to_array_1d(p.beliefs[0]); })
       .def_property_readonly("beliefs1", [](const Pbs& p) { return to_array_1d(p.beliefs[1]); })
       .def("after", [](const Pbs& p, const std::shared_ptr<Game>& game, Action action, const py::object& probs) {
-        return pbs_after(*game, p, action, to_double_vector(probs, {game->num_hands()}, "action_probs"));
+        const Game& g = require(game, "game");
+        return pbs_after(g, p, action, to_double_vector(probs, {g.num_hands()}, "action_probs"));
       }, py::arg("game"), py::arg("action"), py::arg("action_probs"),
          "The PBS after the player to act takes `action` with probability action_probs[h] per hand.");
 
@@ -231,6 +242,12 @@ void bind_search(py::module_& m) {
     auto b = to_double_vector(beliefs, {-1}, "beliefs");
     auto p = to_double_vector(action_probs, {static_cast<py::ssize_t>(b.size())}, "action_probs");
     b = checked_beliefs(b, static_cast<int>(b.size()), "beliefs");
+    double mass = 0.0;
+    for (size_t h = 0; h < b.size(); ++h) {
+      if (!(p[h] >= 0.0 && p[h] <= 1.0)) throw py::value_error("action_probs must lie in [0, 1]");
+      mass += b[h] * p[h];
+    }
+    if (!(mass > 0.0)) throw py::value_error("the action has probability 0 under these beliefs");
     bayes_update(&b, p.data());
     return to_array_1d(b);
   }, py::arg("beliefs"), py::arg("action_probs"), "Posterior beliefs after an action: b(h) P(a|h), normalised.");

@@ -69,6 +69,7 @@ Steps release the GIL and may run in several threads at once; cancel() stops the
       .def(py::init([](const std::shared_ptr<Game>& game, std::shared_ptr<ValueNet> net, const std::string& solver,
                        int depth, int iterations, double epsilon, const std::string& sampling, bool full_depth,
                        const std::string& off_path) {
+             require(game, "game");
              SelfPlayParams params;
              params.solver.kind = parse_solver_kind(solver);
              params.solver.off_path = parse_off_path(off_path);

@@ -20,7 +20,15 @@ using namespace rebel;
 namespace {
 
 std::vector<double> policy_from_py(const py::handle& obj, const Game& game, const PublicTree& tree) {
+  check_tree_game(game, tree);
   return to_double_vector(obj, {tree.size(), game.num_hands()}, "policy");
+}
+
+// The game behind a shared_ptr argument, checked for None and against the tree.
+const Game& game_of_tree(const std::shared_ptr<Game>& game, const PublicTree& tree) {
+  const Game& g = require(game, "game");
+  check_tree_game(g, tree);
+  return g;
 }
 
 void require_full_game_tree(const PublicTree& tree) {
@@ -54,7 +62,7 @@ void bind_solvers(py::module_& m) {
              if (!std::isfinite(dcfr_alpha) || !std::isfinite(dcfr_beta) || !std::isfinite(dcfr_gamma)) {
                throw py::value_error("dcfr_alpha, dcfr_beta and dcfr_gamma must be finite");
              }
-             const int H = game->num_hands();
+             const int H = game_of_tree(game, require(tree, "tree")).num_hands();
              Beliefs b;
              b[0] = beliefs0.is_none() ? game->hand_prior() : to_double_vector(beliefs0, {H}, "beliefs0");
              b[1] = beliefs1.is_none() ? game->hand_prior() : to_double_vector(beliefs1, {H}, "beliefs1");
@@ -118,7 +126,7 @@ void bind_solvers(py::module_& m) {
 
   m.def("exploitability", [](const std::shared_ptr<Game>& game, const PublicTree& tree, const py::object& policy) {
     require_full_game_tree(tree);
-    auto p = policy_from_py(policy, *game, tree);
+    auto p = policy_from_py(policy, require(game, "game"), tree);
     ExploitabilityReport r;
     {
       py::gil_scoped_release release;
@@ -135,7 +143,7 @@ void bind_solvers(py::module_& m) {
   m.def("best_response", [](const std::shared_ptr<Game>& game, const PublicTree& tree, const py::object& policy, int player) {
     require_full_game_tree(tree);
     if (player != 0 && player != 1) throw py::value_error("player must be 0 or 1");
-    auto p = policy_from_py(policy, *game, tree);
+    auto p = policy_from_py(policy, require(game, "game"), tree);
     std::vector<double> hand_values;
     std::vector<int> br_child;
     const double value = best_response_value(*game, tree, p, player, &hand_values, &br_child);
@@ -153,12 +161,14 @@ void bind_solvers(py::module_& m) {
   m.def("expected_value", [](const std::shared_ptr<Game>& game, const PublicTree& tree, const py::object& policy, int player) {
     require_full_game_tree(tree);
     if (player != 0 && player != 1) throw py::value_error("player must be 0 or 1");
-    return expected_value(*game, tree, policy_from_py(policy, *game, tree), player);
+    const Game& g = require(game, "game");
+    return expected_value(g, tree, policy_from_py(policy, g, tree), player);
   }, py::arg("game"), py::arg("tree"), py::arg("policy"), py::arg("player") = 0);
 
   m.def("validate_policy", [](const std::shared_ptr<Game>& game, const PublicTree& tree, const py::object& policy) {
-    validate_policy(tree, game->num_hands(), policy_from_py(policy, *game, tree));
-  });
+    const Game& g = require(game, "game");
+    validate_policy(tree, g.num_hands(), policy_from_py(policy, g, tree));
+  }, py::arg("game"), py::arg("tree"), py::arg("policy"));
 }
 
 }  // namespace rebel_bindings

@@ -7,12 +7,20 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace rebel_bindings {
 
 namespace py = pybind11;
+
+// A required object passed as None arrives as a null shared_ptr: TypeError, never a crash.
+template <class T>
+const T& require(const std::shared_ptr<T>& p, const char* what) {
+  if (!p) throw py::type_error(std::string(what) + " must not be None");
+  return *p;
+}
 
 inline std::string shape_string(const py::array& a) {
   std::string s = "(";

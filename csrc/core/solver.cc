@@ -95,7 +95,7 @@ std::vector<double> checked_beliefs(const std::vector<double>& beliefs, int H, c
     msg << what << " has length " << beliefs.size() << ", expected " << H << " (one per hand)";
     throw std::invalid_argument(msg.str());
   }
-  double total = 0.0;
+  double total = 0.0, largest = 0.0;
   for (int h = 0; h < H; ++h) {
     if (!std::isfinite(beliefs[h]) || beliefs[h] < 0.0) {
       std::ostringstream msg;
@@ -103,10 +103,18 @@ std::vector<double> checked_beliefs(const std::vector<double>& beliefs, int H, c
       throw std::invalid_argument(msg.str());
     }
     total += beliefs[h];
+    largest = std::max(largest, beliefs[h]);
   }
   if (!(total > 0.0)) throw std::invalid_argument(std::string(what) + " has zero total mass");
   std::vector<double> out(H);
-  for (int h = 0; h < H; ++h) out[h] = beliefs[h] / total;
+  // Finite entries can sum to inf (e.g. 1e308 each): normalise the entries scaled by the
+  // largest one instead, which sums to at most H.
+  const double scale = std::isinf(total) ? largest : 1.0;
+  if (scale != 1.0) {
+    total = 0.0;
+    for (int h = 0; h < H; ++h) total += beliefs[h] / scale;
+  }
+  for (int h = 0; h < H; ++h) out[h] = beliefs[h] / scale / total;
   return out;
 }
 
@@ -114,6 +122,7 @@ SubgameSolver::SubgameSolver(GamePtr game, std::shared_ptr<const PublicTree> tre
                              SolverParams params, ValueNetPtr net)
     : game_(std::move(game)), tree_(std::move(tree)), params_(params), net_(std::move(net)) {
   if (!game_ || !tree_) throw std::invalid_argument("SubgameSolver: game and tree are required");
+  check_tree_game(*game_, *tree_);
   H_ = game_->num_hands();
   for (int p = 0; p < 2; ++p) {
     root_reach_[p] = checked_beliefs(root_reach[p], H_, p == 0 ? "beliefs of player 0" : "beliefs of player 1");

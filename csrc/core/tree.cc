@@ -30,6 +30,7 @@ PublicTree build_tree(const Game& game, const History& root, int max_depth) {
   if (game.is_terminal(root)) throw std::invalid_argument("build_tree: the root history is terminal");
 
   PublicTree t;
+  t.game = game.description();
   const auto reserve = static_cast<size_t>(nodes);
   t.parent.reserve(reserve);
   t.history.reserve(reserve);
@@ -65,6 +66,13 @@ PublicTree build_tree(const Game& game, const History& root, int max_depth) {
     }
   }
   return t;
+}
+
+void check_tree_game(const Game& game, const PublicTree& tree) {
+  if (tree.game != game.description()) {
+    throw std::invalid_argument("the tree does not belong to " + game.description() + " (it was built for " +
+                                tree.game + ")");
+  }
 }
 
 std::vector<double> uniform_policy(const Game& game, const PublicTree& tree) {

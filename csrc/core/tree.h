@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/game.h"
@@ -24,6 +25,7 @@ struct PublicTree {
   std::vector<int> player;        // player to act; -1 at terminals
   std::vector<NodeKind> kind;
   std::vector<History> history;   // full public history (from the game's start)
+  std::string game;               // Game::description() of the game it was built for
 
   std::vector<int> decision_nodes;  // in breadth-first order
   std::vector<int> terminal_nodes;
@@ -37,6 +39,10 @@ struct PublicTree {
 // subtree). Non-terminal nodes at max_depth become pseudo-leaves. Throws
 // std::invalid_argument (before allocating) if the tree would not fit in memory.
 PublicTree build_tree(const Game& game, const History& root, int max_depth = -1);
+
+// Throws std::invalid_argument unless `tree` was built for `game` (same description): a
+// tree of another game would index hands and actions out of range.
+void check_tree_game(const Game& game, const PublicTree& tree);
 
 // Largest tree (in nodes * hands) we agree to allocate; estimated from physical memory.
 double max_tree_cells();

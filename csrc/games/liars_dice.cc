@@ -14,6 +14,7 @@ namespace rebel {
 namespace {
 
 constexpr double kMaxHands = 1 << 24;
+constexpr double kMaxTableCells = 1 << 24;
 
 class LiarsDice final : public Game {
  public:
@@ -25,6 +26,14 @@ class LiarsDice final : public Game {
       throw std::invalid_argument("liars_dice: " + std::to_string(num_dice) + " dice with " +
                                   std::to_string(num_faces) + " faces give " + std::to_string(hands) +
                                   " hands per player; at most 2^24 are supported");
+    }
+    // The face x hand table below (and the tree sizes) grow with faces * hands: bounded so
+    // that a parameter in range cannot ask for gigabytes (e.g. 1 die with 400000 faces).
+    if (hands * num_faces > kMaxTableCells) {
+      throw std::invalid_argument("liars_dice: " + std::to_string(num_dice) + " dice with " +
+                                  std::to_string(num_faces) + " faces need a faces x hands table of " +
+                                  std::to_string(static_cast<long long>(hands * num_faces)) +
+                                  " entries; at most 2^24 are supported");
     }
     hands_ = static_cast<int>(hands);
     num_bids_ = 2 * dice_ * faces_;

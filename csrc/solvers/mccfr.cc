@@ -92,10 +92,7 @@ MccfrSolver::MccfrSolver(GamePtr game, std::shared_ptr<const PublicTree> tree, u
   if (!tree_->root_history().empty() || !tree_->pseudo_leaves.empty()) {
     throw std::invalid_argument("MCCFR needs the full game tree (no root history, no depth limit)");
   }
-  const double expected_nodes = game_->count_tree_nodes({}, -1, tree_->size());
-  if (expected_nodes != tree_->size()) {
-    throw std::invalid_argument("the tree does not belong to " + game_->description());
-  }
+  check_tree_game(*game_, *tree_);
   H_ = game_->num_hands();
   const size_t cells = static_cast<size_t>(tree_->size()) * H_;
   regrets_.assign(cells, 0.0);

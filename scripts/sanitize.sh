@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sanitizer runs of the C++ core (issue 15): builds rebel._core a second time with
+# Sanitizer runs of the C++ core: builds rebel._core a second time with
 #   asan: AddressSanitizer + UndefinedBehaviorSanitizer (halting on the first report) and runs
 #         the test subset that reaches every C++ entry point;
 #   tsan: ThreadSanitizer and runs the multi-threaded tests.

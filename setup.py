@@ -68,6 +68,12 @@ class IncrementalBuildExt(build_ext):
     switching e.g. ``REBEL_DEBUG`` on or off rebuilds.
     """
 
+    def run(self):
+        # setuptools builds an --inplace extension in build/lib and copies it into the source
+        # tree afterwards (self.inplace is 0 while build_extension runs): remember the option.
+        self._copies_to_source = bool(self.inplace)
+        super().run()
+
     def _flags_stamp(self, ext):
         return os.path.join(HERE, "build", ext.name + ".flags.json")
 
@@ -98,7 +104,7 @@ class IncrementalBuildExt(build_ext):
         # The stamp describes the in-place .so only: a build elsewhere (e.g. the sanitizer
         # builds of scripts/sanitize.sh, --build-lib build/sanitize-*) must not record its
         # flags, or a later build with those flags would copy the in-place .so instead.
-        if os.path.abspath(target) == inplace:
+        if getattr(self, "_copies_to_source", False) or os.path.abspath(target) == inplace:
             os.makedirs(os.path.dirname(stamp), exist_ok=True)
             with open(stamp, "w") as f:
                 f.write(self._signature(ext))

@@ -109,7 +109,7 @@ class Settings:
         for name in ("deltas", "iters", "solvers", "kinds"):
             if len(getattr(self, name)) == 0:
                 raise ValueError(f"--{name} is empty: the grid needs at least one value")
-        for delta in self.deltas:
+        for delta in list(self.deltas) + list(self.full_deltas):
             if not math.isfinite(delta) or delta < 0:
                 raise ValueError(f"every delta must be finite and >= 0, got {delta}")
         for t in self.iters:
@@ -127,9 +127,6 @@ class Settings:
             raise ValueError(f"--error-seed must be >= 0, got {self.error_seed}")
         if self.full_repeats < 0 or self.full_iters < 2 or self.full_oracle_iters < 1:
             raise ValueError("--full-protocol must be >= 0, --full-iters >= 2 and --full-oracle-iters >= 1")
-        for delta in self.full_deltas:
-            if not math.isfinite(delta) or delta < 0:
-                raise ValueError(f"every delta must be finite and >= 0, got {delta}")
 
     def full_protocol_cells(self) -> list[tuple[str, float]]:
         """(kind, delta) of every full-protocol run; delta = 0 once."""
@@ -470,7 +467,7 @@ def _report(settings: Settings, results: list[dict[str, Any]]) -> dict[str, Any]
         "fit_model": "exploitability ~ a*delta + b/sqrt(T) + c, a, b, c >= 0, relative least squares",
         "cells": grid_cells,
         "no_depth_limit": floor,
-        "checkpoints": [_checkpoint_entry(settings, r) for r in checkpoints],
+        "checkpoints": _checkpoint_entries(checkpoints),
         "fits": fit_surfaces(settings.solvers, settings.kinds, grid_cells),
     }
 
@@ -495,12 +492,14 @@ def _brief(fit: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in fit.items() if k not in ("cells", "misses")} | {"misses": len(fit["misses"])}
 
 
-def _checkpoint_entry(settings: Settings, r: dict[str, Any]) -> dict[str, Any]:
-    return {"run_dir": r["label"], "solver": r["solver"], "heldout": heldout_error(settings, r["label"]),
-            "rows": r["rows"]}
+def _checkpoint_entries(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One entry per (checkpoint, solver); each run's held-out error is measured once."""
+    heldout = {run_dir: heldout_error(run_dir) for run_dir in dict.fromkeys(r["label"] for r in results)}
+    return [{"run_dir": r["label"], "solver": r["solver"], "heldout": heldout[r["label"]], "rows": r["rows"]}
+            for r in results]
 
 
-def heldout_error(settings: Settings, run_dir: str) -> dict[str, float]:
+def heldout_error(run_dir: str) -> dict[str, float]:
     """The trained net's error on its run's held-out PBSs (exact labels, regenerated from the
     run's config exactly as the run drew them)."""
     from rebel.train.config import load_train_config

@@ -50,13 +50,13 @@ from pathlib import Path
 from typing import Any, Iterable, Optional, Sequence
 
 import numpy as np
-from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cfrd_rate import ITERATE_WEIGHT_POWER, FullTreeTools, RootOnlyPlay  # noqa: E402
 
 from rebel import _core  # noqa: E402
 from rebel.evaluate import LEAF_ERROR_KINDS  # noqa: E402
+from rebel.progress import Progress  # noqa: E402
 from rebel.games import make  # noqa: E402
 
 log = logging.getLogger("safe_search_bound")
@@ -385,8 +385,8 @@ def run_sweep(settings: Settings, jobs: int = 2, show_progress: bool = True,
     if len(todo) < len(tasks):
         log.info("%d of %d cells reused from %s", len(tasks) - len(todo), len(tasks), cache_path)
     total = sum(_task_steps(settings, task) for _, task in todo)
-    with tqdm(total=total, desc="safe-search sweep", unit="step", file=sys.stderr, disable=not show_progress,
-              mininterval=1.0) as bar:
+    with Progress("safe-search sweep", total, unit="root steps", enabled=show_progress) as progress:
+        bar = _StepCounter(progress)
         if jobs <= 1:
             for key, task in todo:
                 cache.put(key, _run_task(settings, task, bar))
@@ -402,10 +402,22 @@ def run_sweep(settings: Settings, jobs: int = 2, show_progress: bool = True,
     return report
 
 
-def _run_parallel(settings: Settings, todo: list[tuple[str, Any]], jobs: int, bar: tqdm, cache: CellCache) -> None:
+class _StepCounter:
+    """The `update(n)` that RootOnlyPlay calls, as the running total rebel.progress reports
+    (a bar on a terminal, a line every 30 s otherwise)."""
+
+    def __init__(self, progress: Progress):
+        self.progress, self.done = progress, 0
+
+    def update(self, n: int) -> None:
+        self.done += n
+        self.progress(self.done)
+
+
+def _run_parallel(settings: Settings, todo: list[tuple[str, Any]], jobs: int, bar: _StepCounter,
+                  cache: CellCache) -> None:
     ctx = multiprocessing.get_context("spawn")  # no fork of a process that holds C++ threads
     queue = ctx.Manager().Queue()
-    last_log, done = time.monotonic(), [0]
 
     def finished(key: str) -> Any:
         def store(result: dict[str, Any]) -> None:  # runs in the pool's result thread
@@ -416,24 +428,20 @@ def _run_parallel(settings: Settings, todo: list[tuple[str, Any]], jobs: int, ba
     with ctx.Pool(jobs, initializer=_init_worker, initargs=(queue,)) as pool:
         pending = [pool.apply_async(_run_task, (settings, task), callback=finished(key)) for key, task in todo]
         while not all(p.ready() for p in pending):
-            _drain(queue, bar, done, timeout=0.5)
-            if bar.disable and time.monotonic() - last_log >= 60:  # off a terminal: a line a minute
-                log.info("%d / %d root steps", done[0], bar.total)
-                last_log = time.monotonic()
-        _drain(queue, bar, done, timeout=0.0)
+            _drain(queue, bar, timeout=0.5)
+        _drain(queue, bar, timeout=0.0)
         for p in pending:
             p.get()  # re-raises a worker's exception
 
 
-def _drain(queue: Any, bar: tqdm, done: list[int], timeout: float) -> None:
-    """Moves the workers' step counts from `queue` to `bar` and done[0]."""
+def _drain(queue: Any, bar: _StepCounter, timeout: float) -> None:
+    """Moves the workers' step counts from `queue` to `bar`."""
     import queue as queue_module
 
     try:
         n = queue.get(timeout=timeout) if timeout else queue.get_nowait()
         while True:
             bar.update(n)
-            done[0] += n
             n = queue.get_nowait()
     except queue_module.Empty:
         pass
@@ -716,7 +724,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         s = report["settings"]
         report["fits"] = fit_surfaces(s["solvers"], s["kinds"], report["cells"])
     else:
-        report = run_sweep(settings, jobs=args.jobs, show_progress=sys.stderr.isatty(),
+        report = run_sweep(settings, jobs=args.jobs,
                            cache_path=out_dir / "cells.jsonl")
         report["command"] = "python experiments/safe_search_bound.py " + " ".join(
             sys.argv[1:] if argv is None else list(argv))

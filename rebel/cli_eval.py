@@ -14,6 +14,7 @@ from rebel.cli_common import (EXIT_OUTPUT, INT32_MAX, MAX_THREADS, UsageError, a
                               default_help, full_tree, int_arg, print_json, save_policy_or_keep)
 from rebel.eval_config import ConfigError, EvalConfig, load_eval_config
 from rebel.evaluate import LEAF_ERROR_KINDS, EvalSettings, evaluate, mode_b_table, public_view
+from rebel.precision import PRECISIONS, check_precision
 from rebel.solve import OFF_PATH_HELP, OFF_PATH_MODES, SOLVER_HELP, SOLVERS
 
 log = logging.getLogger(__name__)
@@ -79,6 +80,9 @@ def register(subparsers: Any) -> None:
         "the beliefs)", "search.leaf_error_kind", DEFAULTS))
     s.add_argument("--leaf-error-seed", type=int_arg, metavar="N",
                    help=default_help("seed of the error", "search.leaf_error_seed", DEFAULTS))
+    s.add_argument("--precision", choices=PRECISIONS, help=default_help(
+        "arithmetic of an MLP net: fp32; bf16 (hidden layers' products in bfloat16, float32 sums; needs "
+        "AMX-BF16 or AVX512_BF16); auto (bf16 where it is faster on this CPU)", "search.precision", DEFAULTS))
     s.add_argument("--no-mode-a", dest="mode_a", action="store_false", default=None,
                    help=default_help("skip mode (a)", "search.mode_a", DEFAULTS))
     add_output_args(p, DEFAULTS, "the mode-(b) averaged policy")
@@ -93,7 +97,7 @@ def _flags(args: argparse.Namespace) -> Dict[str, Any]:
               "oracle_iterations": args.oracle_iters, "oracle_solver": args.oracle_solver,
               "oracle_values": args.oracle_values, "off_path": args.off_path, "mode_a": args.mode_a,
               "leaf_error": args.leaf_error, "leaf_error_kind": args.leaf_error_kind,
-              "leaf_error_seed": args.leaf_error_seed}
+              "leaf_error_seed": args.leaf_error_seed, "precision": args.precision}
     output = {"json": args.json, "policy_out": args.policy_out, "progress": args.progress}
     layer = {name: {k: v for k, v in section.items() if v is not None}
              for name, section in (("game", game), ("search", search), ("output", output))}
@@ -120,6 +124,12 @@ def _config(args: argparse.Namespace) -> EvalConfig:
     check_choice(args, "--oracle-values", "search.oracle_values", s.oracle_values, ORACLE_VALUES)
     check_choice(args, "--off-path", "search.off_path", s.off_path, OFF_PATH_MODES)
     check_choice(args, "--leaf-error-kind", "search.leaf_error_kind", s.leaf_error_kind, LEAF_ERROR_KINDS)
+    check_choice(args, "--precision", "search.precision", s.precision, PRECISIONS)
+    if s.precision == "bf16":
+        try:
+            check_precision(s.precision)
+        except ValueError as e:
+            raise UsageError(f"{e} (--precision / search.precision)") from None
     check_nonnegative_float(args, "--leaf-error", "search.leaf_error", s.leaf_error)
     check_range(args, "--leaf-error-seed", "search.leaf_error_seed", s.leaf_error_seed, 0, UINT64_MAX)
     if s.net not in ("zero", "oracle") and not os.path.isfile(s.net):
@@ -137,7 +147,7 @@ def _settings(cfg: EvalConfig) -> EvalSettings:
         iterations=s.iterations, repeats=s.repeats, threads=s.threads, seed=s.seed,
         oracle_iterations=s.oracle_iterations, oracle_solver=s.oracle_solver, oracle_values=s.oracle_values,
         mode_a=s.mode_a, off_path=s.off_path, leaf_error=s.leaf_error, leaf_error_kind=s.leaf_error_kind,
-        leaf_error_seed=s.leaf_error_seed,
+        leaf_error_seed=s.leaf_error_seed, precision=s.precision,
     )
 
 
@@ -176,6 +186,9 @@ def _print_report(summary: Dict[str, Any]) -> None:
     print(f"search          net={summary['net']} solver={solver} depth={summary['depth']} "
           f"iterations={summary['iterations']} off-path={summary['off_path']} "
           f"({summary['search_roots']} search roots)")
+    if "net_kernel" in summary:
+        k = summary["net_kernel"]
+        print(f"net kernels     precision={k['precision']} isa={k['isa']}")
     if "leaf_error" in summary:
         e = summary["leaf_error"]
         print(f"leaf error      delta={e['delta']} kind={e['kind']} seed={e['seed']} (added to the net's values)")

@@ -5,7 +5,7 @@ mechanism ``rebel solve`` and ``rebel train`` use).
 Sections: ``game`` (as everywhere), ``search`` (the keys of
 :class:`rebel.evaluate.EvalSettings`: net, solver, depth, iterations, repeats, threads,
 seed, oracle_iterations, oracle_solver, oracle_values, off_path, leaf_error, leaf_error_kind,
-leaf_error_seed, mode_a) and ``output``
+leaf_error_seed, precision, mode_a) and ``output``
 (json, policy_out, progress).
 """
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any, Optional
 
 from rebel import config as shared
 from rebel.config import ConfigError, GameSection, OutputSection
+from rebel.precision import DEFAULT_PRECISION
 from rebel.solve import DEFAULT_OFF_PATH
 
 __all__ = ["ConfigError", "EvalConfig", "load_eval_config"]
@@ -37,6 +38,7 @@ class EvalSearchSection:
     leaf_error: float = 0.0                  # delta of a PerturbedNet around the net (0: none)
     leaf_error_kind: str = "random"          # random, bias or noise
     leaf_error_seed: int = 0
+    precision: str = DEFAULT_PRECISION       # an MLP net's kernels: fp32, bf16 or auto
     mode_a: bool = True
 
 

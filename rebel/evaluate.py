@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from rebel import _core
+from rebel.precision import DEFAULT_PRECISION, check_precision, native_kernel
 from rebel.progress import Progress, progress_callback
 from rebel.solve import DEFAULT_OFF_PATH, SOLVERS, check_off_path
 
@@ -44,6 +45,7 @@ class EvalSettings:
     leaf_error: float = 0.0  # delta: a deterministic error of this max norm added to the net's values
     leaf_error_kind: str = "random"  # random, bias or noise (see rebel.PerturbedNet)
     leaf_error_seed: int = 0
+    precision: str = DEFAULT_PRECISION  # of an MLP net: fp32, bf16 or auto (rebel.precision.PRECISIONS)
     mode_a: bool = True
     full_game: bool = True
 
@@ -51,10 +53,8 @@ class EvalSettings:
 LEAF_ERROR_KINDS = ("random", "bias", "noise")
 
 
-def build_value_net(game: _core.Game, settings: EvalSettings) -> _core.ValueNet:
-    """The value net named by `settings.net` (zero, oracle, or exported MLP weights), with
-    `settings.leaf_error` > 0 wrapped in a PerturbedNet that adds an error of that max norm."""
-    net = _base_value_net(game, settings)
+def _with_leaf_error(game: _core.Game, net: _core.ValueNet, settings: EvalSettings) -> _core.ValueNet:
+    """`net`, wrapped in a PerturbedNet adding an error of max norm `settings.leaf_error` if > 0."""
     if settings.leaf_error > 0:
         net = _core.PerturbedNet(game, net, settings.leaf_error, settings.leaf_error_kind, settings.leaf_error_seed)
     return net
@@ -70,7 +70,7 @@ def _base_value_net(game: _core.Game, settings: EvalSettings) -> _core.ValueNet:
     if not os.path.isfile(settings.net):
         raise ValueError(f"--net must be 'zero', 'oracle' or a weights file; {settings.net!r} is not a file")
     # Exported MLP weights (docs/weights_format.md); the file is validated on load.
-    return _core.MlpValueNet(game, settings.net)
+    return _core.MlpValueNet(game, settings.net, precision=settings.precision)
 
 
 def _check(settings: EvalSettings) -> None:
@@ -83,6 +83,7 @@ def _check(settings: EvalSettings) -> None:
         if getattr(settings, name) not in SOLVERS:
             raise ValueError(f"unknown {name} {getattr(settings, name)!r}; choose one of {', '.join(SOLVERS)}")
     check_off_path(settings.off_path)
+    check_precision(settings.precision)
     check_leaf_error(settings.leaf_error, settings.leaf_error_kind, settings.leaf_error_seed)
 
 
@@ -161,7 +162,10 @@ def evaluate(
         result["full_game"] = {"exploitability": report["exploitability"], "br_values": list(report["br_values"])}
         log.info("full-game %s: exploitability %.6f", solver, report["exploitability"])
 
-    net = build_value_net(game, settings)
+    base_net = _base_value_net(game, settings)
+    if isinstance(base_net, _core.MlpValueNet):
+        result["net_kernel"] = native_kernel(base_net)  # which kernel ran (precision and isa)
+    net = _with_leaf_error(game, base_net, settings)
     search = _core.TestTimeSearch(game, net, solver, settings.depth, settings.iterations, off_path=settings.off_path)
     result["search_roots"] = search.num_search_roots
 

@@ -79,16 +79,17 @@ class ValueMLP(nn.Module):
         return self.head(self.body(x))
 
 
-def to_native(model: ValueMLP, game: "Game", isa: str = "auto") -> "MlpValueNet":
+def to_native(model: ValueMLP, game: "Game", isa: str = "auto", precision: str = "fp32") -> "MlpValueNet":
     """A C++ :class:`rebel._core.MlpValueNet` with ``model``'s current weights (no temp file).
 
+    ``precision``: one of :data:`rebel.precision.PRECISIONS`; ``isa``: "auto" or a kernel of that precision.
     Raises ValueError if the model does not fit ``game`` (input size ``game.query_size``,
-    output size ``game.num_hands``).
+    output size ``game.num_hands``) or the precision cannot run on this CPU.
     """
     from rebel._core import MlpValueNet
     from rebel.weights_io import weights_to_bytes
 
-    return MlpValueNet(game, weights_to_bytes(model), isa=isa)
+    return MlpValueNet(game, weights_to_bytes(model), isa=isa, precision=precision)
 
 
 def update_native(net: "MlpValueNet", model: ValueMLP) -> None:

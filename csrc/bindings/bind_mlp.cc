@@ -3,12 +3,16 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
 #include "bindings/common.h"
 #include "core/game.h"
+#include "nets/activations.h"
+#include "nets/cpu_features.h"
 #include "nets/mlp.h"
+#include "nets/peak_probe.h"
 
 namespace rebel_bindings {
 
@@ -21,7 +25,7 @@ bool is_bytes_like(const py::handle& obj) {
 }
 
 // Decodes and packs weights given as bytes-like data; the GIL is released while packing.
-MlpWeightsPtr weights_from_bytes(const py::handle& data, const GemmKernel& kernel) {
+MlpWeightsPtr weights_from_bytes(const py::handle& data, const MlpKernels& kernel) {
   if (!is_bytes_like(data)) {
     throw py::type_error("weights data must be bytes, bytearray or memoryview, got " +
                          std::string(py::str(py::type::of(data).attr("__name__"))));
@@ -33,7 +37,7 @@ MlpWeightsPtr weights_from_bytes(const py::handle& data, const GemmKernel& kerne
   return load_mlp_weights(reinterpret_cast<const uint8_t*>(copy.data()), copy.size(), kernel);
 }
 
-MlpWeightsPtr weights_from_path(const py::handle& path, const GemmKernel& kernel) {
+MlpWeightsPtr weights_from_path(const py::handle& path, const MlpKernels& kernel) {
   std::string p;
   try {
     p = py::module_::import("os").attr("fsdecode")(path).cast<std::string>();
@@ -46,7 +50,7 @@ MlpWeightsPtr weights_from_path(const py::handle& path, const GemmKernel& kernel
   return load_mlp_weights_file(p, kernel);
 }
 
-MlpWeightsPtr weights_from_source(const py::handle& source, const GemmKernel& kernel) {
+MlpWeightsPtr weights_from_source(const py::handle& source, const MlpKernels& kernel) {
   return is_bytes_like(source) ? weights_from_bytes(source, kernel) : weights_from_path(source, kernel);
 }
 
@@ -64,29 +68,75 @@ void bind_mlp(py::module_& m) {
   });
 
   m.def("mlp_supported_isas", &supported_isas,
-        "Instruction sets the native MLP kernels can use on this CPU, fastest first.");
+        "fp32 instruction sets the native MLP kernels can use on this CPU, fastest first.");
+  m.def("mlp_supported_bf16_isas", &supported_bf16_isas,
+        "bf16 kernels (amx, avx512bf16) this CPU can run, fastest first; empty where it has none.");
+  m.def("_bf16_linear", [](const py::object& x, const py::object& w, const py::object& b, const std::string& isa) {
+        const auto wa = require_float32_array(w, {-1, -1}, "weight");
+        const int out = static_cast<int>(wa.shape(0)), in = static_cast<int>(wa.shape(1));
+        const auto xa = require_float32_array(x, {-1, in}, "x");
+        const auto ba = require_float32_array(b, {out}, "bias");
+        const Bf16Linear layer(bf16_kernel(isa), wa.data(), ba.data(), out, in);
+        const long rows = static_cast<long>(xa.shape(0));
+        py::array_t<float> result({static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(out)});
+        float* dst = result.mutable_data();
+        {
+          py::gil_scoped_release release;
+          AlignedBf16 a(static_cast<size_t>(kBf16BlockRows) * layer.padded_in());
+          AlignedFloats y(static_cast<size_t>(kBf16BlockRows) * layer.padded_out());
+          const Bf16Scope scope(layer.kernel());
+          for (long r0 = 0; r0 < rows; r0 += kBf16BlockRows) {
+            const int n = static_cast<int>(std::min<long>(kBf16BlockRows, rows - r0));
+            rows_to_bf16_avx512(xa.data() + r0 * in, in, n, in, a.data(), layer.padded_in(), kBf16BlockRows);
+            layer.forward(a.data(), n, y.data(), layer.padded_out());
+            for (int r = 0; r < n; ++r) std::copy_n(y.data() + static_cast<long>(r) * layer.padded_out(), out, dst + (r0 + r) * out);
+          }
+        }
+        return result;
+      }, py::arg("x"), py::arg("weight"), py::arg("bias"), py::arg("isa") = "auto",
+      "Test hook: one hidden Linear layer through a bf16 kernel, x float32 [rows, in], weight [out, in], "
+      "bias [out] -> [rows, out] (inputs and weights rounded to bf16, sums in float32).");
+  m.def("_peak_probe", [](const std::string& kind, double seconds) {
+        py::gil_scoped_release release;
+        return peak_probe_flops(kind, seconds);
+      }, py::arg("kind"), py::arg("seconds") = 0.2,
+      "Benchmark helper: measured flops/s of one core's multiply-add units (fma512, fma256, dpbf16, amx), or its clock in cycles/s (clock).");
+  m.def("mlp_bf16_preferred", [] { return cpu_features().bf16_faster; },
+        "Whether precision 'auto' picks bf16 on this CPU (a bf16 kernel faster than fp32 here).");
+  m.def("bf16_round", [](const py::object& x) {
+        const auto in = require_float32_array(x, {-1}, "x");
+        py::array_t<float> out(in.shape(0));
+        float* dst = out.mutable_data();
+        for (py::ssize_t i = 0; i < in.shape(0); ++i) dst[i] = bf16_to_float(float_to_bf16(in.data()[i]));
+        return out;
+      }, py::arg("x"), "float32 [n] rounded to bfloat16 (nearest even) as the bf16 kernels round, back in float32.");
 
   py::class_<MlpValueNet, ValueNet, std::shared_ptr<MlpValueNet>>(m, "MlpValueNet", R"doc(
-Native (C++, float32) evaluation of rebel.model.ValueMLP as a solver value net.
+Native (C++) evaluation of rebel.model.ValueMLP as a solver value net.
 
-MlpValueNet(game, weights, isa="auto"): `weights` is a weights file path (str or
-os.PathLike) or the file's bytes (bytes, bytearray, memoryview); see
+MlpValueNet(game, weights, isa="auto", precision="fp32"): `weights` is a weights file path
+(str or os.PathLike) or the file's bytes (bytes, bytearray, memoryview); see
 docs/weights_format.md. The net's input size must be game.query_size and its output size
-game.num_hands. Malformed weights raise ValueError, unreadable files OSError. `isa` picks
-the kernels ("auto", "avx512", "avx2", "generic"; see mlp_supported_isas()).
+game.num_hands. Malformed weights raise ValueError, unreadable files OSError.
+`precision` is "fp32", "bf16" (hidden layers' products in bf16 with float32 accumulation;
+ValueError on a CPU without AMX-BF16 or AVX512_BF16) or "auto" (bf16 where it is faster here,
+else fp32). `isa` picks the kernel of that precision ("auto"; fp32: "avx512", "avx2",
+"generic", see mlp_supported_isas(); bf16: "amx", "avx512bf16", see
+mlp_supported_bf16_isas()).
 
 Weights can be replaced while solver threads evaluate (load / set_weights_bytes): each
 batch runs with the weights it started with.)doc")
-      .def(py::init([](const std::shared_ptr<Game>& game, const py::object& weights, const std::string& isa) {
+      .def(py::init([](const std::shared_ptr<Game>& game, const py::object& weights, const std::string& isa,
+                       const std::string& precision) {
              const Game& g = require(game, "game");
-             return std::make_shared<MlpValueNet>(g, weights_from_source(weights, gemm_kernel(isa)));
+             return std::make_shared<MlpValueNet>(g, weights_from_source(weights, mlp_kernels(precision, isa)));
            }),
-           py::arg("game"), py::arg("weights"), py::arg("isa") = "auto")
+           py::arg("game"), py::arg("weights"), py::arg("isa") = "auto", py::arg("precision") = "fp32")
       .def("load", [](MlpValueNet& net, const py::object& path) {
-        net.set_weights(weights_from_path(path, net.weights()->kernel()));
+        net.set_weights(weights_from_path(path, net.weights()->kernels()));
       }, py::arg("path"), "Replaces the weights with those of a file (atomic swap).")
       .def("set_weights_bytes", [](MlpValueNet& net, const py::object& data) {
-        net.set_weights(weights_from_bytes(data, net.weights()->kernel()));
+        net.set_weights(weights_from_bytes(data, net.weights()->kernels()));
       }, py::arg("data"), "Replaces the weights with serialized ones (atomic swap).")
       .def("forward", [](const MlpValueNet& net, const py::object& x) {
         const auto in = require_float32_array(x, {-1, net.input_size()}, "x");
@@ -104,11 +154,14 @@ batch runs with the weights it started with.)doc")
       .def_property_readonly("hidden_size", [](const MlpValueNet& n) { return n.weights()->shape().hidden_size; })
       .def_property_readonly("num_layers", [](const MlpValueNet& n) { return n.weights()->shape().num_layers; })
       .def_property_readonly("layer_norm_eps", [](const MlpValueNet& n) { return n.weights()->shape().layer_norm_eps; })
-      .def_property_readonly("isa", [](const MlpValueNet& n) { return std::string(n.weights()->kernel().isa); })
+      .def_property_readonly("isa", [](const MlpValueNet& n) { return std::string(n.weights()->kernels().isa()); })
+      .def_property_readonly("precision", [](const MlpValueNet& n) {
+        return std::string(n.weights()->kernels().precision());
+      })
       .def("__repr__", [](const MlpValueNet& n) {
         const MlpWeightsPtr w = n.weights();
         return "MlpValueNet(" + n.game_description() + ", layers=" + std::to_string(w->shape().num_layers) +
-               ", hidden=" + std::to_string(w->shape().hidden_size) + ", isa=" + w->kernel().isa + ")";
+               ", hidden=" + std::to_string(w->shape().hidden_size) + ", precision=" + w->kernels().precision() + ", isa=" + w->kernels().isa() + ")";
       });
 }
 

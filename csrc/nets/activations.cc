@@ -13,16 +13,7 @@ namespace rebel {
 
 namespace {
 
-// erf(z / sqrt2) ~= z P(z^2) / Q(z^2) for |z| <= kClamp: a degree-(5, 5) rational fit of
-// our own (weighted least squares with Lawson reweighting towards minimax; max error
-// 3.4e-8 in exact arithmetic, ~4e-7 evaluated in float32). Past kClamp, erf(z / sqrt2)
-// rounds to +-1 in float32, which is also what the kernels return there.
-constexpr float kClamp = 5.6f;
-constexpr float kP0 = 7.978843882e-01f, kP1 = 6.702083779e-02f, kP2 = 9.307453577e-03f,
-                kP3 = 3.307641123e-04f, kP4 = 1.265777886e-05f, kP5 = 4.589641308e-08f;
-constexpr float kQ1 = 2.506637413e-01f, kQ2 = 2.844413823e-02f, kQ3 = 1.863568035e-03f,
-                kQ4 = 7.259055913e-05f, kQ5 = 1.202069395e-06f;
-
+using namespace gelu_erf_fit;
 using simd::kLanes;
 using simd::v16f;
 

@@ -2,7 +2,21 @@
 // (biased variance, eps inside the square root) and torch.nn.GELU(approximate="none").
 #pragma once
 
+#include <cstdint>
+
 namespace rebel {
+
+namespace gelu_erf_fit {
+// erf(z / sqrt2) ~= z P(z^2) / Q(z^2) for |z| <= kClamp: a degree-(5, 5) rational fit of
+// our own (weighted least squares with Lawson reweighting towards minimax; max error
+// 3.4e-8 in exact arithmetic, ~4e-7 evaluated in float32). Past kClamp, erf(z / sqrt2)
+// rounds to +-1 in float32, which is also what the kernels return there.
+inline constexpr float kClamp = 5.6f;
+inline constexpr float kP0 = 7.978843882e-01f, kP1 = 6.702083779e-02f, kP2 = 9.307453577e-03f,
+                       kP3 = 3.307641123e-04f, kP4 = 1.265777886e-05f, kP5 = 4.589641308e-08f;
+inline constexpr float kQ1 = 2.506637413e-01f, kQ2 = 2.844413823e-02f, kQ3 = 1.863568035e-03f,
+                       kQ4 = 7.259055913e-05f, kQ5 = 1.202069395e-06f;
+}  // namespace gelu_erf_fit
 
 // In place on rows [0, rows) of `y` (row stride ldy), each of n features:
 //   z = (y - mean) / sqrt(var + eps) * gamma + beta;  y = z * Phi(z) = z/2 (1 + erf(z/sqrt2)).
@@ -11,5 +25,17 @@ void layer_norm_gelu(float* y, long ldy, int rows, int n, const float* gamma, co
 // GELU(z) = z/2 (1 + erf(z / sqrt2)) exactly as the vector kernel computes it (erf to
 // ~4e-7 absolute in float32); used for row tails.
 float gelu_erf(float z);
+
+// The bf16 path's LayerNorm + GELU (AVX-512 F/BW/VL + AVX512_BF16; only called where a bf16 kernel runs, and
+// every such CPU has it): the same fit, with a refined reciprocal in place of the division
+// (relative error below 1e-6, far under bf16's 2^-9). Writes the result as float32 in place
+// when out16 is null, otherwise as bf16 to out16[r][0..n) (row stride n_pad, zero from n to
+// n_pad); rows [rows, block_rows) of out16 are zeroed.
+void layer_norm_gelu_avx512(float* y, long ldy, int rows, int n, const float* gamma, const float* beta, float eps,
+                            uint16_t* out16, int n_pad, int block_rows);
+
+// out[r][0..n) = bf16(x[r][0..n)) (round to nearest even), zero from n to n_pad, and rows
+// [rows, block_rows) zeroed (AVX-512 F/BW/VL + AVX512_BF16).
+void rows_to_bf16_avx512(const float* x, long ldx, int rows, int n, uint16_t* out, int n_pad, int block_rows);
 
 }  // namespace rebel

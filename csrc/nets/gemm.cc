@@ -4,6 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "nets/cpu_features.h"
 #include "nets/simd.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -117,15 +118,6 @@ const GemmKernel kAvx2Kernel{"avx2", kAvx2Mr, kAvx2Nr,
                              {nullptr, tile_avx2<1>, tile_avx2<2>, tile_avx2<3>, tile_avx2<4>, tile_avx2<5>,
                               tile_avx2<6>, nullptr, nullptr}};
 
-bool cpu_has_avx512() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f");
-}
-bool cpu_has_avx2() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
-
 #endif  // REBEL_X86
 
 const GemmKernel kGenericKernel{"generic", kGenericMr, kGenericNr,
@@ -135,8 +127,8 @@ const GemmKernel kGenericKernel{"generic", kGenericMr, kGenericNr,
 std::vector<const GemmKernel*> supported_kernels() {
   std::vector<const GemmKernel*> out;
 #if REBEL_X86
-  if (cpu_has_avx512()) out.push_back(&kAvx512Kernel);
-  if (cpu_has_avx2()) out.push_back(&kAvx2Kernel);
+  if (cpu_features().avx512f) out.push_back(&kAvx512Kernel);
+  if (cpu_features().avx2_fma) out.push_back(&kAvx2Kernel);
 #endif
   out.push_back(&kGenericKernel);
   return out;

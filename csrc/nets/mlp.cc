@@ -1,9 +1,11 @@
 #include "nets/mlp.h"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 #include "nets/activations.h"
+#include "nets/cpu_features.h"
 
 namespace rebel {
 
@@ -17,6 +19,7 @@ constexpr int kSmallHeadMaxOutputs = 16;
 
 struct Scratch {
   AlignedFloats act[2];
+  AlignedBf16 act16;          // a hidden layer's input rounded to bf16
   std::vector<float> values;  // float outputs before widening to double
 };
 
@@ -25,7 +28,8 @@ Scratch& thread_scratch() {
   return scratch;
 }
 
-void ensure_size(AlignedFloats& v, size_t n) {
+template <class V>
+void ensure_size(V& v, size_t n) {
   if (v.size() < n) v.resize(n);
 }
 
@@ -34,63 +38,135 @@ std::variant<SmallLinear, PackedLinear> make_head(const DenseParams& d, const Ge
   return PackedLinear(kernel, d.weight.data(), d.bias.data(), d.out, d.in);
 }
 
+std::variant<PackedLinear, Bf16Linear> make_hidden(const DenseParams& d, const MlpKernels& kernels) {
+  if (kernels.bf16) return Bf16Linear(*kernels.bf16, d.weight.data(), d.bias.data(), d.out, d.in);
+  return PackedLinear(*kernels.fp32, d.weight.data(), d.bias.data(), d.out, d.in);
+}
+
+int padded_out(const std::variant<PackedLinear, Bf16Linear>& linear) {
+  return std::visit([](const auto& l) { return l.padded_out(); }, linear);
+}
+
 }  // namespace
 
-MlpWeights::MlpWeights(const MlpParams& params, const GemmKernel& kernel)
-    : shape_(params.shape), kernel_(&kernel), head_(make_head(params.head, kernel)) {
+MlpKernels mlp_kernels(const std::string& precision, const std::string& isa) {
+  const auto is_fp32_isa = [](const std::string& name) {
+    return name == "avx512" || name == "avx2" || name == "generic";
+  };
+  const auto is_bf16_isa = [](const std::string& name) { return name == "amx" || name == "avx512bf16"; };
+  MlpKernels k;
+  if (precision == "fp32") {
+    if (is_bf16_isa(isa)) throw std::invalid_argument("isa '" + isa + "' is a bf16 kernel, but precision is 'fp32'");
+    k.fp32 = &gemm_kernel(isa);
+  } else if (precision == "bf16" || precision == "auto") {
+    if (is_fp32_isa(isa)) {
+      if (precision == "bf16") throw std::invalid_argument("isa '" + isa + "' is a fp32 kernel, but precision is 'bf16'");
+      k.fp32 = &gemm_kernel(isa);
+      return k;
+    }
+    if (precision == "bf16" || is_bf16_isa(isa) || cpu_features().bf16_faster) k.bf16 = &bf16_kernel(isa);
+    k.fp32 = &gemm_kernel("auto");
+  } else {
+    throw std::invalid_argument("unknown precision '" + precision + "' (expected fp32, bf16 or auto)");
+  }
+  return k;
+}
+
+MlpWeights::MlpWeights(const MlpParams& params, const MlpKernels& kernels)
+    : shape_(params.shape), kernels_(kernels), head_(make_head(params.head, *kernels.fp32)) {
   layers_.reserve(params.layers.size());
   for (const HiddenLayerParams& l : params.layers) {
-    layers_.push_back(Hidden{PackedLinear(kernel, l.linear.weight.data(), l.linear.bias.data(), l.linear.out, l.linear.in),
-                             AlignedFloats(l.gamma.begin(), l.gamma.end()), AlignedFloats(l.beta.begin(), l.beta.end())});
-    max_width_ = std::max(max_width_, layers_.back().linear.padded_out());
+    layers_.push_back(Hidden{make_hidden(l.linear, kernels), AlignedFloats(l.gamma.begin(), l.gamma.end()),
+                             AlignedFloats(l.beta.begin(), l.beta.end())});
+    max_width_ = std::max(max_width_, padded_out(layers_.back().linear));
+    if (const auto* b = std::get_if<Bf16Linear>(&layers_.back().linear)) max_width_ = std::max(max_width_, b->padded_in());
   }
   if (const auto* packed = std::get_if<PackedLinear>(&head_)) {
     max_width_ = std::max(max_width_, packed->padded_out());
   }
 }
 
-void MlpWeights::forward(const float* in, long batch, float* out) const {
-  const int mr = kernel_->mr;
-  const int block = std::max(mr, kTargetRowBlock / mr * mr);
-  Scratch& s = thread_scratch();
-  ensure_size(s.act[0], static_cast<size_t>(block) * max_width_);
-  ensure_size(s.act[1], static_cast<size_t>(block) * max_width_);
+void MlpWeights::head_forward(const float* x, long ldx, int rows, float* o) const {
+  if (const auto* small = std::get_if<SmallLinear>(&head_)) {
+    small->forward(x, ldx, rows, o, shape_.output_size);
+  } else {
+    const auto& packed = std::get<PackedLinear>(head_);
+    float* y = thread_scratch().act[1].data();  // free: the hidden layers' output is in act[0]
+    if (x == y) y = thread_scratch().act[0].data();
+    packed.forward(x, ldx, rows, y, packed.padded_out());
+    for (int r = 0; r < rows; ++r)
+      std::copy_n(y + static_cast<long>(r) * packed.padded_out(), shape_.output_size, o + r * shape_.output_size);
+  }
+}
 
+void MlpWeights::forward_block_fp32(const float* x, int rows, float* out) const {
+  Scratch& s = thread_scratch();
+  long ldx = shape_.input_size;
+  int cur = 0;
+  for (const Hidden& h : layers_) {
+    const auto& linear = std::get<PackedLinear>(h.linear);
+    float* y = s.act[cur].data();
+    const long ldy = linear.padded_out();
+    linear.forward(x, ldx, rows, y, ldy);
+    layer_norm_gelu(y, ldy, rows, linear.out(), h.gamma.data(), h.beta.data(), shape_.layer_norm_eps);
+    x = y;
+    ldx = ldy;
+    cur ^= 1;
+  }
+  head_forward(x, ldx, rows, out);
+}
+
+void MlpWeights::forward_block_bf16(const float* x, int rows, float* out) const {
+  Scratch& s = thread_scratch();
+  float* y = s.act[0].data();
+  uint16_t* a = s.act16.data();
+  const long ldy = max_width_;
+  if (layers_.empty()) return head_forward(x, shape_.input_size, rows, out);
+  const auto& first = std::get<Bf16Linear>(layers_.front().linear);
+  rows_to_bf16_avx512(x, shape_.input_size, rows, first.in(), a, first.padded_in(), kBf16BlockRows);
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    const Hidden& h = layers_[i];
+    const auto& linear = std::get<Bf16Linear>(h.linear);
+    linear.forward(a, rows, y, ldy);
+    // LayerNorm + GELU writes the next layer's bf16 input, or float32 in place for the head.
+    const Bf16Linear* next = i + 1 < layers_.size() ? &std::get<Bf16Linear>(layers_[i + 1].linear) : nullptr;
+    layer_norm_gelu_avx512(y, ldy, rows, linear.out(), h.gamma.data(), h.beta.data(), shape_.layer_norm_eps,
+                           next ? a : nullptr, next ? next->padded_in() : 0, kBf16BlockRows);
+  }
+  head_forward(y, ldy, rows, out);
+}
+
+void MlpWeights::forward(const float* in, long batch, float* out) const {
+  const int mr = kernels_.fp32->mr;
+  const int block = kernels_.bf16 ? kBf16BlockRows : std::max(mr, kTargetRowBlock / mr * mr);
+  Scratch& s = thread_scratch();
+  const size_t act_size = static_cast<size_t>(std::max(block, kBf16BlockRows)) * max_width_;
+  ensure_size(s.act[0], act_size);
+  ensure_size(s.act[1], act_size);
+  if (kernels_.bf16) ensure_size(s.act16, act_size);
+
+  std::optional<Bf16Scope> scope;
+  if (kernels_.bf16 && !layers_.empty() && batch > 0) scope.emplace(*kernels_.bf16);
   for (long r0 = 0; r0 < batch; r0 += block) {
     const int rows = static_cast<int>(std::min<long>(block, batch - r0));
     const float* x = in + r0 * shape_.input_size;
-    long ldx = shape_.input_size;
-    int cur = 0;
-    for (const Hidden& h : layers_) {
-      float* y = s.act[cur].data();
-      const long ldy = h.linear.padded_out();
-      h.linear.forward(x, ldx, rows, y, ldy);
-      layer_norm_gelu(y, ldy, rows, h.linear.out(), h.gamma.data(), h.beta.data(), shape_.layer_norm_eps);
-      x = y;
-      ldx = ldy;
-      cur ^= 1;
-    }
     float* o = out + r0 * shape_.output_size;
-    if (const auto* small = std::get_if<SmallLinear>(&head_)) {
-      small->forward(x, ldx, rows, o, shape_.output_size);
+    if (kernels_.bf16) {
+      forward_block_bf16(x, rows, o);
     } else {
-      const auto& packed = std::get<PackedLinear>(head_);
-      float* y = s.act[cur].data();
-      packed.forward(x, ldx, rows, y, packed.padded_out());
-      for (int r = 0; r < rows; ++r)
-        std::copy_n(y + static_cast<long>(r) * packed.padded_out(), shape_.output_size, o + r * shape_.output_size);
+      forward_block_fp32(x, rows, o);
     }
   }
 }
 
-MlpWeightsPtr load_mlp_weights(const uint8_t* data, size_t size, const GemmKernel& kernel) {
-  return std::make_shared<const MlpWeights>(parse_mlp_weights(data, size), kernel);
+MlpWeightsPtr load_mlp_weights(const uint8_t* data, size_t size, const MlpKernels& kernels) {
+  return std::make_shared<const MlpWeights>(parse_mlp_weights(data, size), kernels);
 }
 
-MlpWeightsPtr load_mlp_weights_file(const std::string& path, const GemmKernel& kernel) {
+MlpWeightsPtr load_mlp_weights_file(const std::string& path, const MlpKernels& kernels) {
   const std::vector<uint8_t> bytes = read_file_bytes(path);
   try {
-    return load_mlp_weights(bytes.data(), bytes.size(), kernel);
+    return load_mlp_weights(bytes.data(), bytes.size(), kernels);
   } catch (const WeightsFormatError& e) {
     throw WeightsFormatError(std::string(e.what()) + " [file '" + path + "']");
   }

@@ -1,5 +1,7 @@
-// The MLP value net: (Linear -> LayerNorm -> GELU) x num_layers, then a Linear head, in
-// float32 on the CPU, bit-compatible in layout with rebel.model.ValueMLP.
+// The MLP value net: (Linear -> LayerNorm -> GELU) x num_layers, then a Linear head, on the
+// CPU, bit-compatible in layout with rebel.model.ValueMLP. Precision "fp32" runs everything
+// in float32; "bf16" runs the hidden layers' products in bf16 with float32 accumulation
+// (gemm_bf16.h) and keeps LayerNorm, GELU and the head in float32.
 #pragma once
 
 #include <memory>
@@ -9,17 +11,36 @@
 #include "core/game.h"
 #include "core/value_net.h"
 #include "nets/gemm.h"
+#include "nets/gemm_bf16.h"
 #include "nets/mlp_weights.h"
 
 namespace rebel {
 
-// Immutable, packed weights for one GemmKernel; shared by every thread that evaluates.
+// The kernels an MlpWeights runs on: float32 GEMM for the head (and the hidden layers when
+// bf16 is null), bf16 for the hidden layers otherwise.
+struct MlpKernels {
+  const GemmKernel* fp32 = nullptr;
+  const Bf16Kernel* bf16 = nullptr;
+
+  const char* precision() const { return bf16 ? "bf16" : "fp32"; }
+  // The hidden layers' kernel: e.g. "avx512" (fp32) or "amx" (bf16).
+  const char* isa() const { return bf16 ? bf16->isa : fp32->isa; }
+};
+
+// precision: "fp32", "bf16" or "auto" (bf16 where this CPU has a bf16 kernel faster than
+// fp32: AMX, or AVX512_BF16 on AMD; fp32 elsewhere);
+// isa: "auto" or a kernel of that precision (fp32: avx512, avx2, generic; bf16: amx,
+// avx512bf16). Throws std::invalid_argument naming the problem: an unknown name, bf16 on a
+// CPU without it, an isa of the other precision.
+MlpKernels mlp_kernels(const std::string& precision, const std::string& isa);
+
+// Immutable, packed weights for one set of kernels; shared by every thread that evaluates.
 class MlpWeights {
  public:
-  MlpWeights(const MlpParams& params, const GemmKernel& kernel);
+  MlpWeights(const MlpParams& params, const MlpKernels& kernels);
 
   const MlpShape& shape() const { return shape_; }
-  const GemmKernel& kernel() const { return *kernel_; }
+  const MlpKernels& kernels() const { return kernels_; }
 
   // out[b][0..output_size) for b < batch, from in[b][0..input_size). Thread-safe: the
   // scratch space is per thread.
@@ -27,12 +48,16 @@ class MlpWeights {
 
  private:
   struct Hidden {
-    PackedLinear linear;
+    std::variant<PackedLinear, Bf16Linear> linear;
     AlignedFloats gamma, beta;
   };
 
+  void forward_block_fp32(const float* x, int rows, float* out) const;
+  void forward_block_bf16(const float* x, int rows, float* out) const;
+  void head_forward(const float* x, long ldx, int rows, float* out) const;
+
   MlpShape shape_;
-  const GemmKernel* kernel_;
+  MlpKernels kernels_;
   std::vector<Hidden> layers_;
   std::variant<SmallLinear, PackedLinear> head_;
   int max_width_ = 0;  // widest activation row stride (padded)
@@ -40,9 +65,9 @@ class MlpWeights {
 
 using MlpWeightsPtr = std::shared_ptr<const MlpWeights>;
 
-// Decodes (see mlp_weights.h for the errors) and packs a weights file for `kernel`.
-MlpWeightsPtr load_mlp_weights(const uint8_t* data, size_t size, const GemmKernel& kernel);
-MlpWeightsPtr load_mlp_weights_file(const std::string& path, const GemmKernel& kernel);
+// Decodes (see mlp_weights.h for the errors) and packs a weights file for `kernels`.
+MlpWeightsPtr load_mlp_weights(const uint8_t* data, size_t size, const MlpKernels& kernels);
+MlpWeightsPtr load_mlp_weights_file(const std::string& path, const MlpKernels& kernels);
 
 // ValueNet backed by an MlpWeights snapshot. set_weights() swaps the snapshot atomically:
 // a batch already running finishes with the weights it started with.

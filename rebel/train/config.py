@@ -16,6 +16,7 @@ from omegaconf import OmegaConf
 from rebel import config as shared
 from rebel.config import ConfigError, GameSection
 from rebel.games import Game
+from rebel.precision import DEFAULT_PRECISION, PRECISIONS, check_precision
 from rebel.solve import OFF_PATH_MODES, SOLVERS
 
 __all__ = ["ConfigError", "TrainConfig", "load_train_config", "valid_keys", "game_of", "to_yaml", "from_yaml_text"]
@@ -31,6 +32,7 @@ class SearchSection:
     epsilon: float = 0.25            # exploration at the exploring player's nodes
     iteration_sampling: str = "linear"  # linear (paper's Algorithm 1) or uniform (original code)
     off_path: str = "skip"           # nodes the iterate never reaches: skip, floor (original's), conditional
+    precision: str = DEFAULT_PRECISION  # the native net's arithmetic: fp32, bf16 or auto (self-play and evaluation)
 
 
 @dataclass
@@ -126,6 +128,7 @@ def check(config: TrainConfig) -> None:
         (s.iteration_sampling in ("linear", "uniform"),
          f"search.iteration_sampling must be 'linear' or 'uniform', got {s.iteration_sampling!r}"),
         (s.off_path in OFF_PATH_MODES, f"search.off_path must be one of {', '.join(OFF_PATH_MODES)}, got {s.off_path!r}"),
+        (s.precision in PRECISIONS, f"search.precision must be one of {', '.join(PRECISIONS)}, got {s.precision!r}"),
         (1 <= config.selfplay.threads <= 256, f"selfplay.threads must be in [1, 256], got {config.selfplay.threads}"),
         (config.selfplay.seed >= 0, f"selfplay.seed must be >= 0, got {config.selfplay.seed}"),
         (config.replay.capacity >= 2, f"replay.capacity must be >= 2, got {config.replay.capacity}"),
@@ -157,6 +160,10 @@ def check(config: TrainConfig) -> None:
     for ok, message in _int_limits(config) + rules:
         if not ok:
             raise ConfigError(message)
+    try:
+        check_precision(s.precision)
+    except ValueError as e:
+        raise ConfigError(f"search.precision: {e}") from None
 
 
 def _int_limits(config: TrainConfig) -> list[tuple[bool, str]]:

@@ -25,6 +25,7 @@ import torch
 
 from rebel import _core
 from rebel.model import ValueMLP, to_native, update_native
+from rebel.precision import native_kernel
 from rebel.solve import solve
 from rebel.train.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from rebel.train.config import TrainConfig, game_of
@@ -87,7 +88,9 @@ class Training:
         torch.manual_seed(seed)
         model = ValueMLP.for_game(self.game, hidden=config.model.hidden, layers=config.model.layers)
         self.trainer = Trainer(model, config.trainer)
-        self.native = to_native(self.trainer.model, self.game)
+        self.native = to_native(self.trainer.model, self.game, precision=config.search.precision)
+        self.kernel = native_kernel(self.native)  # recorded in every metrics row
+        log.info("native value net: precision %s, kernel %s", self.kernel["precision"], self.kernel["isa"])
         self.G = examples_per_epoch(config)
         self.buffer = ReplayBuffer(config.replay.capacity, int(self.game.query_size), int(self.game.num_hands),
                                    lookahead=self.G + 2)
@@ -189,7 +192,8 @@ class Training:
         if self.heldout is not None:
             out.update(self.heldout.error(self.trainer.predict))
         with _Bar(self.progress, self.config.evaluation.repeats, f"evaluation, epoch {self.trainer.epoch}") as bar:
-            result = search_exploitability(self.game, to_native(self.trainer.model, self.game), self.config,
+            net = to_native(self.trainer.model, self.game, precision=self.config.search.precision)
+            result = search_exploitability(self.game, net, self.config,
                                            progress=bar.update_to)
         out.update({"exploitability": result["exploitability"], "br_values": result["br_values"],
                     "eval_seconds": result["seconds"]})
@@ -272,6 +276,8 @@ class Training:
             "episodes": stats.episodes,
             "train_seconds": t_trained - t0,
             "loop_overhead": (loop_s - step_s) / step_s if step_s > 0 else 0.0,
+            "net_precision": self.kernel["precision"],
+            "net_isa": self.kernel["isa"],
         }
         due = cfg.evaluation.every > 0 and self.trainer.epoch % cfg.evaluation.every == 0
         if due:

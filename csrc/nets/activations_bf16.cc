@@ -1,0 +1,134 @@
+// LayerNorm + GELU and float -> bf16 conversion for the bf16 path, in AVX-512 (F, BW, VL)
+// intrinsics (declared in activations.h). The float32 path keeps activations.cc, which is portable.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include "nets/activations.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define REBEL_AVX512_ACTIVATIONS 1
+// GCC 12's AVX-512 headers build unmasked intrinsics on a self-initialised "undefined"
+// vector, which -Wmaybe-uninitialized reports once inlined (a known false positive).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#else
+#define REBEL_AVX512_ACTIVATIONS 0
+#endif
+
+namespace rebel {
+
+#if REBEL_AVX512_ACTIVATIONS
+
+namespace {
+
+using namespace gelu_erf_fit;
+
+__mmask16 tail_mask(int remaining) {
+  return remaining >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << remaining) - 1u);
+}
+
+// 16 floats -> 16 bf16: round to nearest even, denormals to zero, NaN stays NaN (VCVTNEPS2BF16;
+// float_to_bf16 is its scalar twin).
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"), always_inline)) inline __m256i to_bf16(__m512 v) {
+  return (__m256i)_mm512_cvtneps_pbh(v);
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void zero_rows(uint16_t* out, int from, int to, int n_pad) {
+  if (from < to) std::fill(out + static_cast<long>(from) * n_pad, out + static_cast<long>(to) * n_pad, uint16_t{0});
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"), always_inline)) inline float sum4(const __m512 (&acc)[4]) {
+  return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3])));
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"), always_inline)) inline __m512 gelu(__m512 z) {
+  const __m512 clamp = _mm512_set1_ps(kClamp);
+  const __m512 zc = _mm512_max_ps(_mm512_min_ps(z, clamp), _mm512_set1_ps(-kClamp));
+  const __m512 s = _mm512_mul_ps(zc, zc);
+  __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(kP5), s, _mm512_set1_ps(kP4));
+  p = _mm512_fmadd_ps(p, s, _mm512_set1_ps(kP3));
+  p = _mm512_fmadd_ps(p, s, _mm512_set1_ps(kP2));
+  p = _mm512_fmadd_ps(p, s, _mm512_set1_ps(kP1));
+  p = _mm512_fmadd_ps(p, s, _mm512_set1_ps(kP0));
+  __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(kQ5), s, _mm512_set1_ps(kQ4));
+  q = _mm512_fmadd_ps(q, s, _mm512_set1_ps(kQ3));
+  q = _mm512_fmadd_ps(q, s, _mm512_set1_ps(kQ2));
+  q = _mm512_fmadd_ps(q, s, _mm512_set1_ps(kQ1));
+  q = _mm512_fmadd_ps(q, s, _mm512_set1_ps(1.0f));
+  // q >= 1: rcp14 (relative error < 2^-14) and one Newton step (< 2^-23 or so).
+  __m512 rq = _mm512_rcp14_ps(q);
+  rq = _mm512_mul_ps(rq, _mm512_fnmadd_ps(q, rq, _mm512_set1_ps(2.0f)));
+  __m512 e = _mm512_mul_ps(_mm512_mul_ps(zc, p), rq);
+  // At the clamp the fit is within 4e-8 of +-1, so no special case past it; NaN propagates
+  // through h (min/max return the clamp for NaN).
+  const __m512 h = _mm512_mul_ps(_mm512_set1_ps(0.5f), z);
+  return _mm512_fmadd_ps(h, e, h);
+}
+
+}  // namespace
+
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void layer_norm_gelu_avx512(float* y, long ldy, int rows, int n,
+                                                               const float* gamma, const float* beta, float eps,
+                                                               uint16_t* out16, int n_pad, int block_rows) {
+  const float inv_n = 1.0f / static_cast<float>(n);
+  for (int r = 0; r < rows; ++r) {
+    float* row = y + r * ldy;
+    // Four independent accumulators per pass: a single chain would leave the row statistics
+    // bound by the adds' latency rather than their throughput.
+    __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+    for (int k = 0, j = 0; k < n; k += 16, j = (j + 1) & 3)
+      acc[j] = _mm512_add_ps(acc[j], _mm512_maskz_loadu_ps(tail_mask(n - k), row + k));
+    const __m512 mean = _mm512_set1_ps(sum4(acc) * inv_n);
+    for (__m512& a : acc) a = _mm512_setzero_ps();
+    for (int k = 0, j = 0; k < n; k += 16, j = (j + 1) & 3) {
+      const __mmask16 m = tail_mask(n - k);
+      const __m512 d = _mm512_maskz_sub_ps(m, _mm512_maskz_loadu_ps(m, row + k), mean);
+      acc[j] = _mm512_fmadd_ps(d, d, acc[j]);
+    }
+    const __m512 rstd = _mm512_set1_ps(1.0f / std::sqrt(sum4(acc) * inv_n + eps));
+    uint16_t* o = out16 ? out16 + static_cast<long>(r) * n_pad : nullptr;
+    for (int k = 0; k < n; k += 16) {
+      const __mmask16 m = tail_mask(n - k);
+      const __m512 x = _mm512_maskz_loadu_ps(m, row + k);
+      const __m512 z = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_sub_ps(x, mean), rstd), _mm512_maskz_loadu_ps(m, gamma + k),
+                                       _mm512_maskz_loadu_ps(m, beta + k));
+      const __m512 g = gelu(z);
+      if (o) {
+        _mm256_mask_storeu_epi16(o + k, m, to_bf16(g));
+      } else {
+        _mm512_mask_storeu_ps(row + k, m, g);
+      }
+    }
+    if (o) std::fill(o + n, o + n_pad, uint16_t{0});
+  }
+  if (out16) zero_rows(out16, rows, block_rows, n_pad);
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void rows_to_bf16_avx512(const float* x, long ldx, int rows, int n, uint16_t* out,
+                                                            int n_pad, int block_rows) {
+  for (int r = 0; r < rows; ++r) {
+    const float* xr = x + r * ldx;
+    uint16_t* o = out + static_cast<long>(r) * n_pad;
+    for (int k = 0; k < n; k += 16) {
+      const __mmask16 m = tail_mask(n - k);
+      _mm256_mask_storeu_epi16(o + k, m, to_bf16(_mm512_maskz_loadu_ps(m, xr + k)));
+    }
+    std::fill(o + n, o + n_pad, uint16_t{0});
+  }
+  zero_rows(out, rows, block_rows, n_pad);
+}
+
+#else
+
+void layer_norm_gelu_avx512(float*, long, int, int, const float*, const float*, float, uint16_t*, int, int) {
+  throw std::logic_error("the bf16 path needs x86-64 AVX-512");
+}
+void rows_to_bf16_avx512(const float*, long, int, int, uint16_t*, int, int) {
+  throw std::logic_error("the bf16 path needs x86-64 AVX-512");
+}
+
+#endif
+
+}  // namespace rebel

@@ -1,0 +1,33 @@
+"""Arithmetic precision of the native MLP value net (torch-free, for every command).
+
+``fp32`` runs the whole net in float32. ``bf16`` rounds the hidden layers' weights (once)
+and inputs to bfloat16 and accumulates their products in float32 (AMX-BF16 or AVX512_BF16
+kernels); LayerNorm, GELU and the value head stay float32. ``auto`` is bf16 where a bf16
+kernel is faster than fp32 on this CPU (:func:`rebel._core.mlp_bf16_preferred`), else fp32.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict
+
+__all__ = ["PRECISIONS", "DEFAULT_PRECISION", "check_precision", "native_kernel"]
+
+PRECISIONS = ("fp32", "bf16", "auto")
+#: The default of ``rebel eval`` and ``rebel train`` (search.precision): see docs/performance.md
+#: for the accuracy and learning checks behind it.
+DEFAULT_PRECISION = "auto"
+
+
+def check_precision(precision: str) -> None:
+    """ValueError naming the problem unless ``precision`` is known and can run on this CPU."""
+    from rebel._core import mlp_supported_bf16_isas
+
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+    if precision == "bf16" and not mlp_supported_bf16_isas():
+        raise ValueError("precision 'bf16' needs a CPU with AMX-BF16 or AVX512_BF16, and this one has neither; "
+                         "use precision 'fp32' or 'auto'")
+
+
+def native_kernel(net: Any) -> Dict[str, str]:
+    """Which kernels a :class:`rebel._core.MlpValueNet` runs, e.g. ``{"precision": "bf16", "isa": "amx"}``."""
+    return {"precision": net.precision, "isa": net.isa}

@@ -1,0 +1,265 @@
+"""The bf16 native MLP kernels (AMX-BF16, AVX512_BF16) against a portable numpy reference.
+
+The reference rounds to bfloat16 in numpy (round to nearest even, denormals to zero, as the
+hardware's conversion) and computes in float64, so it does not depend on the CPU. Each
+kernel this CPU runs is checked layer by layer against it to a stated bound, and the whole
+net against torch's float32 forward. The fallbacks (precision "auto" without bf16, "bf16"
+refused) are forced with REBEL_CPU_DISABLE in a subprocess, so they are checked on every
+machine.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from typing import List
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import rebel  # noqa: E402
+from rebel import _core  # noqa: E402
+from rebel.model import ValueMLP, to_native  # noqa: E402
+from rebel.weights_io import weights_to_bytes  # noqa: E402
+
+BF16_ISAS: List[str] = list(_core.mlp_supported_bf16_isas())
+needs_bf16 = pytest.mark.skipif(not BF16_ISAS, reason="this CPU has no bf16 kernel (needs AMX-BF16 or AVX512_BF16)")
+U32 = 2.0**-24  # unit roundoff of float32
+
+
+def bf16_round(x: np.ndarray) -> np.ndarray:
+    """float32 -> bfloat16 -> float32 in numpy: nearest even, denormals to +-0, NaN kept."""
+    u = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16) << 16
+    denormal = (u & 0x7F800000) == 0
+    rounded = np.where(denormal, u & 0x80000000, rounded)
+    nan = (u & 0x7FFFFFFF) > 0x7F800000
+    rounded = np.where(nan, ((u >> 16) | 0x40) << 16, rounded)
+    return rounded.astype(np.uint32).view(np.float32).reshape(np.shape(x))
+
+
+def linear_reference(x: np.ndarray, w: np.ndarray, b: np.ndarray):
+    """Exact (float64) x_bf16 W_bf16^T + b and the bound a float32 accumulation may miss it by."""
+    xb, wb = bf16_round(x).astype(np.float64), bf16_round(w).astype(np.float64)
+    exact = xb @ wb.T + b.astype(np.float64)
+    magnitude = np.abs(xb) @ np.abs(wb).T + np.abs(b.astype(np.float64))
+    # One rounding per addition into the float32 accumulator (k_pad + 1 of them at most,
+    # k_pad = in rounded up to 32), each relative to the partial sum <= magnitude.
+    k_pad = max(32, -(-w.shape[1] // 32) * 32)
+    return exact, (k_pad + 2) * U32 * magnitude + 1e-37
+
+
+def test_bf16_round_reference_matches_core():
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.standard_normal(4096) * 10.0 ** rng.integers(-30, 30, 4096),
+                        [0.0, -0.0, 1.0, 1.00390625, 1.01171875, 3.389e38, -3.4e38, np.inf, -np.inf, 1e-39, -1e-40]])
+    x = x.astype(np.float32)
+    ours = _core.bf16_round(x)
+    assert np.array_equal(ours.view(np.uint32), bf16_round(x).view(np.uint32))
+    assert bf16_round(np.float32([1.00390625]))[0] == 1.0        # tie to even (down)
+    assert bf16_round(np.float32([1.01171875]))[0] == 1.015625   # tie to even (up)
+    assert np.isinf(bf16_round(np.float32([3.4e38]))[0])          # past bf16's largest finite
+    assert np.isnan(_core.bf16_round(np.float32([np.nan]))[0])
+
+
+@needs_bf16
+@pytest.mark.parametrize("isa", BF16_ISAS)
+@pytest.mark.parametrize("rows,out,inp", [(1, 256, 18), (16, 256, 256), (37, 100, 77), (5, 33, 1), (64, 9, 300)])
+def test_linear_within_bound_of_exact(isa, rows, out, inp):
+    rng = np.random.default_rng(rows * 1000 + out + inp)
+    scale = 10.0 ** rng.uniform(-3, 3, size=(1, inp))  # columns of very different magnitudes
+    x = (rng.standard_normal((rows, inp)) * scale).astype(np.float32)
+    w = (rng.standard_normal((out, inp)) / np.sqrt(inp)).astype(np.float32)
+    b = rng.standard_normal(out).astype(np.float32)
+    y = _core._bf16_linear(x, w, b, isa)
+    exact, bound = linear_reference(x, w, b)
+    err = np.abs(y.astype(np.float64) - exact)
+    assert np.all(err <= bound), (isa, float((err / bound).max()))
+
+
+@needs_bf16
+@pytest.mark.parametrize("isa", BF16_ISAS)
+def test_linear_exact_when_sums_are_exact(isa):
+    # Small integers: every product and partial sum is exact in float32, so any order of
+    # accumulation must give the exact result bit for bit.
+    rng = np.random.default_rng(3)
+    x = rng.integers(-8, 9, size=(23, 70)).astype(np.float32)
+    w = rng.integers(-8, 9, size=(40, 70)).astype(np.float32)
+    b = rng.integers(-100, 100, size=40).astype(np.float32)
+    assert np.array_equal(_core._bf16_linear(x, w, b, isa), x @ w.T + b)
+
+
+def random_model(game, hidden: int = 256, layers: int = 2, seed: int = 0) -> ValueMLP:
+    torch.manual_seed(seed)
+    model = ValueMLP.for_game(game, hidden=hidden, layers=layers)
+    with torch.no_grad():
+        for _, norm in model.blocks():
+            norm.weight.uniform_(0.5, 2.0)
+            norm.bias.normal_(0.0, 0.5)
+    return model.eval()
+
+
+def queries(game, batch: int, seed: int = 1) -> np.ndarray:
+    return np.random.default_rng(seed).uniform(0.0, 1.0, (batch, game.query_size)).astype(np.float32)
+
+
+def reference_forward(model: ValueMLP, x: np.ndarray) -> np.ndarray:
+    """The bf16 path's arithmetic in numpy float64: hidden layers' inputs and weights rounded to
+    bf16, LayerNorm, GELU and the head exact."""
+    from math import erf, sqrt
+
+    h = x.astype(np.float64)
+    for linear, norm in model.blocks():
+        w = linear.weight.detach().numpy()
+        h = bf16_round(h.astype(np.float32)).astype(np.float64) @ bf16_round(w).astype(np.float64).T
+        h = h + linear.bias.detach().numpy()
+        mean = h.mean(axis=1, keepdims=True)
+        var = ((h - mean) ** 2).mean(axis=1, keepdims=True)
+        z = (h - mean) / np.sqrt(var + norm.eps) * norm.weight.detach().numpy() + norm.bias.detach().numpy()
+        h = 0.5 * z * (1.0 + np.vectorize(lambda v: erf(v / sqrt(2.0)))(z))
+    return h @ model.head.weight.detach().numpy().T.astype(np.float64) + model.head.bias.detach().numpy()
+
+
+@needs_bf16
+@pytest.mark.parametrize("isa", BF16_ISAS)
+@pytest.mark.parametrize("faces,hidden,layers", [(4, 256, 2), (6, 100, 1), (3, 64, 3)])
+def test_net_matches_reference_and_torch(isa, faces, hidden, layers):
+    game = rebel.make_game("liars_dice", {"num_dice": 1, "num_faces": faces})
+    model = random_model(game, hidden, layers)
+    net = to_native(model, game, isa=isa, precision="bf16")
+    assert (net.precision, net.isa) == ("bf16", isa)
+    for batch in (1, 15, 16, 17, 50):
+        x = queries(game, batch, seed=batch)
+        y = net.forward(x)
+        ref = reference_forward(model, x)
+        with torch.no_grad():
+            fp32 = model(torch.from_numpy(x)).numpy()
+        # Against the same arithmetic in float64: only float32 sums and rounding ties differ.
+        assert np.abs(y - ref).max() <= 2e-3, (batch, float(np.abs(y - ref).max()))
+        # Against float32 torch: bf16's own error (8-bit significands), well under the
+        # accuracy target of 1e-2 on a trained net's values.
+        assert np.abs(y - fp32).max() <= 2e-2, (batch, float(np.abs(y - fp32).max()))
+
+
+@needs_bf16
+@pytest.mark.parametrize("isa", BF16_ISAS)
+def test_rows_are_independent_and_deterministic(isa):
+    game = rebel.make_game("liars_dice", {"num_dice": 1, "num_faces": 4})
+    net = to_native(random_model(game), game, isa=isa, precision="bf16")
+    x = queries(game, 40)
+    y = net.forward(x)
+    assert np.array_equal(y, net.forward(x))
+    singles = np.concatenate([net.forward(x[i:i + 1]) for i in range(len(x))])
+    assert np.array_equal(y, singles)  # a row's value does not depend on the batch around it
+
+
+@needs_bf16
+def test_weights_swap_keeps_precision():
+    game = rebel.make_game("liars_dice", {"num_dice": 1, "num_faces": 4})
+    net = to_native(random_model(game, seed=0), game, precision="bf16")
+    other = random_model(game, seed=1)
+    net.set_weights_bytes(weights_to_bytes(other))
+    assert net.precision == "bf16"
+    x = queries(game, 8)
+    fresh = to_native(other, game, precision="bf16", isa=net.isa)
+    assert np.array_equal(net.forward(x), fresh.forward(x))
+
+
+@needs_bf16
+def test_weight_too_large_for_bf16_is_refused():
+    game = rebel.make_game("liars_dice", {"num_dice": 1, "num_faces": 4})
+    model = random_model(game)
+    with torch.no_grad():
+        model.blocks()[0][0].weight[3, 5] = 3.399e38  # finite in float32, inf in bf16
+    data = weights_to_bytes(model)
+    _core.MlpValueNet(game, data, precision="fp32")  # fine in float32
+    with pytest.raises(ValueError, match="too large for bf16"):
+        _core.MlpValueNet(game, data, precision="bf16")
+
+
+def test_bad_precision_and_isa_combinations():
+    game = rebel.make_game("liars_dice", {"num_dice": 1, "num_faces": 4})
+    data = weights_to_bytes(random_model(game, hidden=32))
+    with pytest.raises(ValueError, match="unknown precision 'fp16'"):
+        _core.MlpValueNet(game, data, precision="fp16")
+    with pytest.raises(ValueError, match="bf16 kernel, but precision is 'fp32'"):
+        _core.MlpValueNet(game, data, isa="amx", precision="fp32")
+    with pytest.raises(ValueError, match="fp32 kernel, but precision is 'bf16'"):
+        _core.MlpValueNet(game, data, isa="generic", precision="bf16")
+    # auto with an fp32 isa named: that isa
+    assert _core.MlpValueNet(game, data, isa="generic", precision="auto").precision == "fp32"
+    auto = _core.MlpValueNet(game, data, precision="auto")
+    assert auto.precision == ("bf16" if _core.mlp_bf16_preferred() else "fp32")
+
+
+FALLBACK_SCRIPT = r"""
+import sys
+import numpy as np
+import rebel
+from rebel import _core
+from rebel.model import ValueMLP, to_native
+from rebel.train.config import ConfigError, load_train_config
+import torch
+torch.manual_seed(0)
+assert _core.mlp_supported_bf16_isas() == [], _core.mlp_supported_bf16_isas()
+assert not _core.mlp_bf16_preferred()
+game = rebel.make_game("liars_dice", {"num_dice": 1, "num_faces": 4})
+model = ValueMLP.for_game(game, hidden=64).eval()
+auto = to_native(model, game, precision="auto")
+assert auto.precision == "fp32", auto.precision
+x = np.random.default_rng(0).uniform(size=(5, game.query_size)).astype(np.float32)
+assert np.array_equal(auto.forward(x), to_native(model, game, precision="fp32").forward(x))
+for isa in ("auto", "amx", "avx512bf16"):
+    try:
+        to_native(model, game, isa=isa, precision="bf16")
+    except ValueError as e:
+        print("refused:", e)
+    else:
+        sys.exit(f"bf16 ran with isa {isa} on a CPU without it")
+try:
+    load_train_config(None, ["search.precision=bf16"])
+except ConfigError as e:
+    print("config:", e)
+else:
+    sys.exit("search.precision=bf16 accepted")
+print("ok")
+"""
+
+
+def test_forced_fallback_without_bf16_cpu_features():
+    env = dict(os.environ, REBEL_CPU_DISABLE="amx,avx512bf16")
+    out = subprocess.run([sys.executable, "-c", FALLBACK_SCRIPT], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr + out.stdout
+    assert out.stdout.strip().endswith("ok")
+    assert "needs a CPU with AMX-BF16 or AVX512_BF16" in out.stdout
+    assert "does not support isa 'amx'" in out.stdout and "does not support isa 'avx512bf16'" in out.stdout
+    assert "config: search.precision" in out.stdout
+
+
+def test_eval_cli_refuses_bf16_without_cpu_support(tmp_path):
+    game = rebel.make_game("liars_dice", {"num_dice": 1, "num_faces": 3})
+    weights = tmp_path / "w.bin"
+    weights.write_bytes(weights_to_bytes(ValueMLP.for_game(game, hidden=16)))
+    env = dict(os.environ, REBEL_CPU_DISABLE="amx,avx512bf16")
+    cmd = [sys.executable, "-m", "rebel", "eval", "--faces", "3", "--net", str(weights), "--precision", "bf16",
+           "--repeats", "2", "--iters", "8"]
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2
+    assert "AMX-BF16 or AVX512_BF16" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    bad = subprocess.run(cmd[:-6] + ["--precision", "fp16"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "fp16" in bad.stderr
+
+
+def test_eval_records_kernel(tmp_path):
+    import json
+
+    game = rebel.make_game("liars_dice", {"num_dice": 1, "num_faces": 3})
+    weights = tmp_path / "w.bin"
+    weights.write_bytes(weights_to_bytes(ValueMLP.for_game(game, hidden=16)))
+    out = subprocess.run([sys.executable, "-m", "rebel", "eval", "--faces", "3", "--net", str(weights),
+                          "--precision", "fp32", "--repeats", "2", "--iters", "8", "--json"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["net_kernel"]["precision"] == "fp32"

@@ -81,7 +81,7 @@ def register(subparsers: Any) -> None:
     s.add_argument("--leaf-error-seed", type=int_arg, metavar="N",
                    help=default_help("seed of the error", "search.leaf_error_seed", DEFAULTS))
     s.add_argument("--precision", choices=PRECISIONS, help=default_help(
-        "arithmetic of an MLP net: fp32; bf16 (hidden layers' products in bfloat16, float32 sums; needs "
+        "arithmetic of an MLP net: fp32; bf16 (hidden-to-hidden products in bfloat16, float32 sums; needs "
         "AMX-BF16 or AVX512_BF16); auto (bf16 where it is faster on this CPU)", "search.precision", DEFAULTS))
     s.add_argument("--no-mode-a", dest="mode_a", action="store_false", default=None,
                    help=default_help("skip mode (a)", "search.mode_a", DEFAULTS))

@@ -1,8 +1,9 @@
 """Arithmetic precision of the native MLP value net (torch-free, for every command).
 
-``fp32`` runs the whole net in float32. ``bf16`` rounds the hidden layers' weights (once)
-and inputs to bfloat16 and accumulates their products in float32 (AMX-BF16 or AVX512_BF16
-kernels); LayerNorm, GELU and the value head stay float32. ``auto`` is bf16 where a bf16
+``fp32`` runs the whole net in float32. ``bf16`` rounds the weights (once) and the inputs
+of the hidden-to-hidden layers to bfloat16 and accumulates their products in float32
+(AMX-BF16 or AVX512_BF16 kernels); the first layer (whose inputs are the query's beliefs),
+LayerNorm, GELU and the value head stay float32. ``auto`` is bf16 where a bf16
 kernel is faster than fp32 on this CPU (:func:`rebel._core.mlp_bf16_preferred`), else fp32.
 """
 from __future__ import annotations

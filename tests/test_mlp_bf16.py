@@ -106,14 +106,17 @@ def queries(game, batch: int, seed: int = 1) -> np.ndarray:
 
 
 def reference_forward(model: ValueMLP, x: np.ndarray) -> np.ndarray:
-    """The bf16 path's arithmetic in numpy float64: hidden layers' inputs and weights rounded to
-    bf16, LayerNorm, GELU and the head exact."""
+    """The bf16 path's arithmetic in numpy float64: the inputs and weights of the hidden layers
+    after the first rounded to bf16; the first layer, LayerNorm, GELU and the head exact."""
     from math import erf, sqrt
 
     h = x.astype(np.float64)
-    for linear, norm in model.blocks():
+    for i, (linear, norm) in enumerate(model.blocks()):
         w = linear.weight.detach().numpy()
-        h = bf16_round(h.astype(np.float32)).astype(np.float64) @ bf16_round(w).astype(np.float64).T
+        if i == 0:
+            h = h @ w.astype(np.float64).T
+        else:
+            h = bf16_round(h.astype(np.float32)).astype(np.float64) @ bf16_round(w).astype(np.float64).T
         h = h + linear.bias.detach().numpy()
         mean = h.mean(axis=1, keepdims=True)
         var = ((h - mean) ** 2).mean(axis=1, keepdims=True)
@@ -136,8 +139,9 @@ def test_net_matches_reference_and_torch(isa, faces, hidden, layers):
         ref = reference_forward(model, x)
         with torch.no_grad():
             fp32 = model(torch.from_numpy(x)).numpy()
-        # Against the same arithmetic in float64: only float32 sums and rounding ties differ.
-        assert np.abs(y - ref).max() <= 2e-3, (batch, float(np.abs(y - ref).max()))
+        # Against the same arithmetic in float64: float32 sums differ by ulps, which now and
+        # then tips an activation's rounding to the neighbouring bf16 value (2^-8 relative).
+        assert np.abs(y - ref).max() <= 5e-3, (batch, float(np.abs(y - ref).max()))
         # Against float32 torch: bf16's own error (8-bit significands), well under the
         # accuracy target of 1e-2 on a trained net's values.
         assert np.abs(y - fp32).max() <= 2e-2, (batch, float(np.abs(y - fp32).max()))
@@ -172,7 +176,7 @@ def test_weight_too_large_for_bf16_is_refused():
     game = rebel.make_game("liars_dice", {"num_dice": 1, "num_faces": 4})
     model = random_model(game)
     with torch.no_grad():
-        model.blocks()[0][0].weight[3, 5] = 3.399e38  # finite in float32, inf in bf16
+        model.blocks()[1][0].weight[3, 5] = 3.399e38  # finite in float32, inf in bf16 (layer 0 stays fp32)
     data = weights_to_bytes(model)
     _core.MlpValueNet(game, data, precision="fp32")  # fine in float32
     with pytest.raises(ValueError, match="too large for bf16"):

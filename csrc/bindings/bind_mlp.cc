@@ -118,7 +118,8 @@ MlpValueNet(game, weights, isa="auto", precision="fp32"): `weights` is a weights
 (str or os.PathLike) or the file's bytes (bytes, bytearray, memoryview); see
 docs/weights_format.md. The net's input size must be game.query_size and its output size
 game.num_hands. Malformed weights raise ValueError, unreadable files OSError.
-`precision` is "fp32", "bf16" (hidden layers' products in bf16 with float32 accumulation;
+`precision` is "fp32", "bf16" (the products of the hidden-to-hidden layers in bf16 with
+float32 accumulation; the first layer, LayerNorm, GELU and the head in float32;
 ValueError on a CPU without AMX-BF16 or AVX512_BF16) or "auto" (bf16 where it is faster here,
 else fp32). `isa` picks the kernel of that precision ("auto"; fp32: "avx512", "avx2",
 "generic", see mlp_supported_isas(); bf16: "amx", "avx512bf16", see

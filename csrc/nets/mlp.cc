@@ -38,8 +38,11 @@ std::variant<SmallLinear, PackedLinear> make_head(const DenseParams& d, const Ge
   return PackedLinear(kernel, d.weight.data(), d.bias.data(), d.out, d.in);
 }
 
-std::variant<PackedLinear, Bf16Linear> make_hidden(const DenseParams& d, const MlpKernels& kernels) {
-  if (kernels.bf16) return Bf16Linear(*kernels.bf16, d.weight.data(), d.bias.data(), d.out, d.in);
+// With bf16, the first layer stays float32: its inputs are the query's beliefs, which bf16's
+// 8-bit significand would blur (on the trained 1x4f net that alone moved values by up to
+// 0.05), and it is a small share of the work (query_size x hidden of hidden x hidden).
+std::variant<PackedLinear, Bf16Linear> make_hidden(const DenseParams& d, const MlpKernels& kernels, bool first) {
+  if (kernels.bf16 && !first) return Bf16Linear(*kernels.bf16, d.weight.data(), d.bias.data(), d.out, d.in);
   return PackedLinear(*kernels.fp32, d.weight.data(), d.bias.data(), d.out, d.in);
 }
 
@@ -76,7 +79,7 @@ MlpWeights::MlpWeights(const MlpParams& params, const MlpKernels& kernels)
     : shape_(params.shape), kernels_(kernels), head_(make_head(params.head, *kernels.fp32)) {
   layers_.reserve(params.layers.size());
   for (const HiddenLayerParams& l : params.layers) {
-    layers_.push_back(Hidden{make_hidden(l.linear, kernels), AlignedFloats(l.gamma.begin(), l.gamma.end()),
+    layers_.push_back(Hidden{make_hidden(l.linear, kernels, layers_.empty()), AlignedFloats(l.gamma.begin(), l.gamma.end()),
                              AlignedFloats(l.beta.begin(), l.beta.end())});
     max_width_ = std::max(max_width_, padded_out(layers_.back().linear));
     if (const auto* b = std::get_if<Bf16Linear>(&layers_.back().linear)) max_width_ = std::max(max_width_, b->padded_in());
@@ -121,18 +124,24 @@ void MlpWeights::forward_block_bf16(const float* x, int rows, float* out) const 
   float* y = s.act[0].data();
   uint16_t* a = s.act16.data();
   const long ldy = max_width_;
-  if (layers_.empty()) return head_forward(x, shape_.input_size, rows, out);
-  const auto& first = std::get<Bf16Linear>(layers_.front().linear);
-  rows_to_bf16_avx512(x, shape_.input_size, rows, first.in(), a, first.padded_in(), kBf16BlockRows);
   for (size_t i = 0; i < layers_.size(); ++i) {
     const Hidden& h = layers_[i];
-    const auto& linear = std::get<Bf16Linear>(h.linear);
-    linear.forward(a, rows, y, ldy);
+    int width;
+    if (i == 0) {  // float32 (see make_hidden)
+      const auto& linear = std::get<PackedLinear>(h.linear);
+      linear.forward(x, shape_.input_size, rows, y, ldy);
+      width = linear.out();
+    } else {
+      const auto& linear = std::get<Bf16Linear>(h.linear);
+      linear.forward(a, rows, y, ldy);
+      width = linear.out();
+    }
     // LayerNorm + GELU writes the next layer's bf16 input, or float32 in place for the head.
     const Bf16Linear* next = i + 1 < layers_.size() ? &std::get<Bf16Linear>(layers_[i + 1].linear) : nullptr;
-    layer_norm_gelu_avx512(y, ldy, rows, linear.out(), h.gamma.data(), h.beta.data(), shape_.layer_norm_eps,
+    layer_norm_gelu_avx512(y, ldy, rows, width, h.gamma.data(), h.beta.data(), shape_.layer_norm_eps,
                            next ? a : nullptr, next ? next->padded_in() : 0, kBf16BlockRows);
   }
+  if (layers_.empty()) return head_forward(x, shape_.input_size, rows, out);
   head_forward(y, ldy, rows, out);
 }
 

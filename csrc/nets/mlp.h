@@ -1,7 +1,8 @@
 // The MLP value net: (Linear -> LayerNorm -> GELU) x num_layers, then a Linear head, on the
 // CPU, bit-compatible in layout with rebel.model.ValueMLP. Precision "fp32" runs everything
-// in float32; "bf16" runs the hidden layers' products in bf16 with float32 accumulation
-// (gemm_bf16.h) and keeps LayerNorm, GELU and the head in float32.
+// in float32; "bf16" runs the products of the hidden-to-hidden layers in bf16 with float32
+// accumulation (gemm_bf16.h) and keeps the first layer (the query's beliefs), LayerNorm,
+// GELU and the head in float32.
 #pragma once
 
 #include <memory>

@@ -59,8 +59,8 @@ def save_checkpoint(path: str | os.PathLike[str], state: dict[str, Any]) -> None
 def load_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Reads a checkpoint written by :func:`save_checkpoint` (CheckpointError if unusable).
 
-    Tensors come back as numpy arrays except under the keys ``model``, ``optimizer`` and
-    ``torch_rng``, which torch consumes directly.
+    Tensors come back as numpy arrays except under the keys ``model``, ``optimizer``, ``ema``
+    and ``torch_rng``, which torch consumes directly.
     """
     path = os.fspath(path)
     if not os.path.isfile(path):
@@ -75,4 +75,4 @@ def load_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise CheckpointError(f"{path}: not a rebel training checkpoint")
     if payload.get("version") != VERSION:
         raise CheckpointError(f"{path}: checkpoint version {payload.get('version')!r}, this rebel reads {VERSION}")
-    return _arrays(payload, frozenset({"model", "optimizer", "torch_rng"}))
+    return _arrays(payload, frozenset({"model", "optimizer", "ema", "torch_rng"}))

@@ -88,7 +88,7 @@ class Training:
         torch.manual_seed(seed)
         model = ValueMLP.for_game(self.game, hidden=config.model.hidden, layers=config.model.layers)
         self.trainer = Trainer(model, config.trainer)
-        self.native = to_native(self.trainer.model, self.game, precision=config.search.precision)
+        self.native = to_native(self.trainer.inference_model(), self.game, precision=config.search.precision)
         self.kernel = native_kernel(self.native)  # recorded in every metrics row
         log.info("native value net: precision %s, kernel %s", self.kernel["precision"], self.kernel["isa"])
         self.G = examples_per_epoch(config)
@@ -120,7 +120,7 @@ class Training:
         save_checkpoint(self.run_dir.file(RunDirectory.CHECKPOINT), {
             "epoch": snap.epoch, "generated": snap.generated, "trained": snap.trained, "elapsed": snap.elapsed,
             "trainer": {"model": snap.trainer["model"], "optimizer": snap.trainer["optimizer"],
-                        "epoch": snap.trainer["epoch"]},
+                        "epoch": snap.trainer["epoch"], "ema": snap.trainer["ema"]},
             "replay": self.buffer.state(upto=snap.generated),
             "loops": snap.loops, "sampler_rng": snap.sampler_rng, "torch_rng": snap.torch_rng,
             "references": snap.references, "last_evaluation": snap.last_evaluation,
@@ -150,7 +150,7 @@ class Training:
         if self.generated != (self.trainer.epoch + 1) * self.G and not (self.trainer.epoch == 0 and self.generated == 0):
             raise CheckpointError(f"checkpoint counters do not fit the schedule (epoch {self.trainer.epoch}, "
                                   f"{self.generated} examples generated, {self.G} per epoch)")
-        update_native(self.native, self.trainer.model)
+        update_native(self.native, self.trainer.inference_model())
         self.checkpointed_epoch = self.trainer.epoch
         self.run_dir.truncate_metrics(self.trainer.epoch)
         log.info("resumed %s at epoch %d (%d examples generated, %.1f min of training so far)",
@@ -192,7 +192,7 @@ class Training:
         if self.heldout is not None:
             out.update(self.heldout.error(self.trainer.predict))
         with _Bar(self.progress, self.config.evaluation.repeats, f"evaluation, epoch {self.trainer.epoch}") as bar:
-            net = to_native(self.trainer.model, self.game, precision=self.config.search.precision)
+            net = to_native(self.trainer.inference_model(), self.game, precision=self.config.search.precision)
             result = search_exploitability(self.game, net, self.config,
                                            progress=bar.update_to)
         out.update({"exploitability": result["exploitability"], "br_values": result["br_values"],
@@ -259,8 +259,8 @@ class Training:
         t_generated = time.perf_counter()
         self.generated = (e + 2) * G
         self.trained += result["examples_trained"]
-        update_native(self.native, self.trainer.model)
-        export_weights(self.trainer.model, self.run_dir.file(RunDirectory.WEIGHTS))
+        update_native(self.native, self.trainer.inference_model())
+        export_weights(self.trainer.inference_model(), self.run_dir.file(RunDirectory.WEIGHTS))
         stats = pool.stats()
         step_s = stats.step_seconds - stats_before.step_seconds
         loop_s = stats.loop_seconds - stats_before.loop_seconds

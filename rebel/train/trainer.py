@@ -4,6 +4,11 @@ Loss per value x = prediction - target: x^2 for |x| <= 1 and 2|x| - 1 beyond (tw
 torch's smooth L1 with beta 1), averaged over hands and over the batch. Adam with the
 learning rate halved every ``lr_halving_epochs`` epochs, at most ``lr_max_halvings``
 times; gradients clipped to norm ``grad_clip``.
+
+With ``ema_decay`` > 0 the trainer also keeps an exponential moving average of the weights
+(updated after every optimizer step) and :meth:`Trainer.inference_model` is that average: the
+net self-play, evaluation and the exported weights use. A single net's weights oscillate from
+step to step under Adam; their average is a steadier value function.
 """
 from __future__ import annotations
 
@@ -41,6 +46,19 @@ class Trainer:
         self.model = model.to(self.device)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=settings.lr)
         self.epoch = 0  # epochs completed
+        self.ema: ValueMLP | None = copy.deepcopy(self.model).eval() if settings.ema_decay > 0 else None
+        if self.ema is not None:
+            self.ema.requires_grad_(False)
+
+    def inference_model(self) -> ValueMLP:
+        """The net to play and evaluate with: the weights' moving average if enabled, else the model."""
+        return self.ema if self.ema is not None else self.model
+
+    @torch.no_grad()
+    def _update_ema(self) -> None:
+        assert self.ema is not None
+        for avg, p in zip(self.ema.parameters(), self.model.parameters()):
+            avg.lerp_(p, 1.0 - self.settings.ema_decay)
 
     def lr_at(self, epoch: int) -> float:
         """Learning rate of epoch ``epoch`` (0-based)."""
@@ -65,26 +83,41 @@ class Trainer:
             loss.backward()
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), s.grad_clip)
             self.optimizer.step()
+            if self.ema is not None:
+                self._update_ema()
             losses.append(loss.detach())
         self.epoch += 1
         return {"loss": float(torch.stack(losses).mean().item()), "lr": lr, "examples_trained": batches * s.batch_size}
 
     @torch.no_grad()
     def predict(self, rows: np.ndarray) -> np.ndarray:
-        """The model's values for query rows (float32 numpy in and out)."""
-        self.model.eval()
-        return self.model(torch.from_numpy(np.ascontiguousarray(rows, dtype=np.float32)).to(self.device)).cpu().numpy()
+        """The inference model's values for query rows (float32 numpy in and out)."""
+        model = self.inference_model()
+        model.eval()
+        return model(torch.from_numpy(np.ascontiguousarray(rows, dtype=np.float32)).to(self.device)).cpu().numpy()
 
     def state(self) -> dict[str, Any]:
-        """Model and optimizer state (deep copies on the CPU), and the epoch counter."""
-        model = {k: v.detach().to("cpu", copy=True) for k, v in self.model.state_dict().items()}
+        """Model, moving average (None when off) and optimizer state (deep copies on the CPU),
+        and the epoch counter."""
+        model = _state_dict_copy(self.model)
         optimizer = _to_cpu(copy.deepcopy(self.optimizer.state_dict()))
-        return {"model": model, "optimizer": optimizer, "epoch": self.epoch}
+        ema = _state_dict_copy(self.ema) if self.ema is not None else None
+        return {"model": model, "optimizer": optimizer, "epoch": self.epoch, "ema": ema}
 
     def load_state(self, state: dict[str, Any]) -> None:
         self.model.load_state_dict(state["model"])
         self.optimizer.load_state_dict(state["optimizer"])
         self.epoch = int(state["epoch"])
+        if self.ema is not None:
+            ema = state.get("ema")
+            if ema is None:
+                raise ValueError("trainer.ema_decay > 0 but the checkpoint holds no moving average "
+                                 "(it was written with trainer.ema_decay=0)")
+            self.ema.load_state_dict(ema)
+
+
+def _state_dict_copy(model: torch.nn.Module) -> dict[str, torch.Tensor]:
+    return {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
 
 
 def _to_cpu(obj: Any) -> Any:

@@ -1,0 +1,99 @@
+"""Is the bf16 net as good as the fp32 one? Both precisions of one trained net, side by side.
+
+For a run directory (config.yaml and weights.bin), on the run's held-out set (regenerated
+from its config, exactly as the run drew it: oracle-labelled self-play PBSs):
+
+* the bf16 and fp32 native values on every held-out query: max and mean |difference|, and
+  each one's error against the exact labels (the held-out error the run reports);
+* the paper's protocol (mode (b), depth and T from the config, N sampled policies) with each
+  precision under several evaluation seeds: exploitability, and the seeds' spread.
+
+    python experiments/bf16_accuracy.py experiments/results/1x4f-60min \
+        --out experiments/results/bf16_accuracy.json
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List
+
+import numpy as np
+
+from rebel import _core
+from rebel.cli_common import emit_report
+from rebel.evaluate import EvalSettings, evaluate
+from rebel.progress import Progress
+from rebel.train.config import load_train_config
+from rebel.train.evaluation import HeldOutSet
+
+
+def main(argv: "List[str] | None" = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("run_dir", help="a run directory (config.yaml and weights.bin)")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="evaluation seeds of mode (b)")
+    parser.add_argument("--repeats", type=int, default=1024, help="N sampled policies of mode (b)")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--out", help="also write the JSON report here")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    if not _core.mlp_supported_bf16_isas():
+        print("bf16_accuracy.py: this CPU has no bf16 kernel (AMX-BF16 or AVX512_BF16)", file=sys.stderr)
+        return 2
+    run = Path(args.run_dir)
+    config = load_train_config(str(run / "config.yaml"))
+    game, s = config.game.make(), config.search
+    weights = str(run / "weights.bin")
+    nets = {p: _core.MlpValueNet(game, weights, precision=p) for p in ("fp32", "bf16")}
+
+    start = time.perf_counter()
+    with Progress("held-out set", config.evaluation.heldout_steps, "steps") as bar:
+        heldout = HeldOutSet.generate(game, config, progress=bar)
+    values = {p: net.forward(heldout.rows).astype(np.float64) for p, net in nets.items()}
+    diff = np.abs(values["bf16"] - values["fp32"])
+    report: Dict[str, Any] = {
+        "run_dir": str(run),
+        "game": game.description(),
+        "bf16_isa": nets["bf16"].isa,
+        "heldout": {
+            "queries": int(len(heldout.rows)),
+            "values": int(diff.size),
+            "bf16_vs_fp32_max_abs_diff": float(diff.max()),
+            "bf16_vs_fp32_mean_abs_diff": float(diff.mean()),
+            "fp32_error": heldout.error(lambda _rows: values["fp32"]),
+            "bf16_error": heldout.error(lambda _rows: values["bf16"]),
+            "seconds": time.perf_counter() - start,
+        },
+        "mode_b": {},
+    }
+    for precision in ("fp32", "bf16"):
+        rows = []
+        for seed in args.seeds:
+            settings = EvalSettings(game=config.game.name, game_params=config.game.as_dict(), net=weights,
+                                    solver=s.solver, depth=s.depth, iterations=s.iterations, repeats=args.repeats,
+                                    threads=args.threads, seed=seed, off_path=s.off_path, precision=precision,
+                                    mode_a=False, full_game=False)
+            settings.game_params.pop("name", None)
+            result = evaluate(settings, progress=True)
+            rows.append({"seed": seed, "exploitability": result["mode_b"][-1]["exploitability"],
+                         "seconds": result["seconds"]["mode_b"], "kernel": result["net_kernel"]})
+        expl = [r["exploitability"] for r in rows]
+        report["mode_b"][precision] = {"runs": rows, "mean": statistics.mean(expl), "min": min(expl), "max": max(expl),
+                                       "stdev": statistics.stdev(expl) if len(expl) > 1 else 0.0}
+    fp, bf = report["mode_b"]["fp32"], report["mode_b"]["bf16"]
+    report["mode_b"]["mean_difference"] = bf["mean"] - fp["mean"]
+    report["mode_b"]["seed_spread_fp32"] = fp["max"] - fp["min"]
+    report["mode_b"]["within_seed_spread"] = abs(bf["mean"] - fp["mean"]) <= max(fp["max"] - fp["min"],
+                                                                                  bf["max"] - bf["min"])
+    report["mode_b"]["same_seed_differences"] = [b["exploitability"] - f["exploitability"]
+                                                 for f, b in zip(fp["runs"], bf["runs"])]
+    report["command"] = "python experiments/bf16_accuracy.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    emit_report(report, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

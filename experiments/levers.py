@@ -1,0 +1,220 @@
+"""Training levers at a fixed budget: what a variant of a config reaches in the same wall time.
+
+Each variant is the base config plus overrides (precision, train/generate ratio, weight
+averaging, self-play iterations, ...). It trains from random initialisation for
+``--budget-minutes`` of wall time with no evaluation during the run (so evaluation time is
+not counted), then its final net is measured the same way for every variant:
+
+* the paper's protocol (mode (b), the base config's depth and T, N sampled policies) under
+  several evaluation seeds: mean exploitability and its spread;
+* the held-out error against oracle labels, on one held-out set for all variants (the base
+  config's, drawn once and cached);
+* examples generated and trained, subgames/s, the final loss.
+
+Results are cached per variant (``OUT/NAME/result.json``); a killed training resumes from its
+checkpoint; ``--force NAME`` retrains and re-evaluates one. ``levers.json`` and ``levers.md``
+summarise whatever is finished.
+
+    python experiments/levers.py --config liars_dice_1x4f --budget-minutes 10 \
+        --variants paper-fp32,paper-bf16,bf16-r16,bf16-r16-ema --out experiments/results/levers_1x4f
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import numpy as np
+
+from rebel import _core
+from rebel.cli_common import emit_report
+from rebel.cli_train import _config_path
+from rebel.evaluate import EvalSettings, evaluate
+from rebel.progress import Progress
+from rebel.train.config import load_train_config
+from rebel.train.evaluation import HeldOutSet
+
+log = logging.getLogger("levers")
+
+#: Named variants: overrides of the base config. Names say what changes from the paper's
+#: settings (fp32 net, train/generate ratio 4, no weight averaging, T = 1024 in self-play).
+VARIANTS: Dict[str, List[str]] = {
+    "paper-fp32": ["search.precision=fp32"],
+    "paper-bf16": ["search.precision=bf16"],
+    "bf16-r16": ["search.precision=bf16", "trainer.train_ratio=16"],
+    "bf16-r32": ["search.precision=bf16", "trainer.train_ratio=32"],
+    "bf16-r16-ema": ["search.precision=bf16", "trainer.train_ratio=16", "trainer.ema_decay=0.998"],
+    "bf16-r16-ema-T256": ["search.precision=bf16", "trainer.train_ratio=16", "trainer.ema_decay=0.998",
+                          "search.iterations=256"],
+    "bf16-r16-ema-b1024": ["search.precision=bf16", "trainer.train_ratio=16", "trainer.ema_decay=0.998",
+                           "trainer.batch_size=1024", "trainer.lr=6e-4"],
+}
+#: What every lever run sets: no evaluation while training (measured afterwards, identically).
+RUN_OVERRIDES = ["evaluation.every=0", "evaluation.final=false", "evaluation.references=false",
+                 "evaluation.heldout_steps=0"]
+
+
+def finished(run_dir: Path) -> bool:
+    metrics = run_dir / "metrics.jsonl"
+    if not metrics.is_file():
+        return False
+    return any(json.loads(line).get("kind") == "final" for line in metrics.read_text().splitlines() if line.strip())
+
+
+def train(name: str, overrides: List[str], args: argparse.Namespace) -> Path:
+    run_dir = Path(args.out) / name
+    if finished(run_dir):
+        return run_dir
+    base = [sys.executable, "-m", "rebel", "train", "--no-progress"]
+    if (run_dir / "checkpoint.pt").is_file():
+        cmd = base + ["--resume", str(run_dir)]
+    else:
+        if run_dir.exists():
+            raise SystemExit(f"levers.py: {run_dir} exists without a checkpoint; remove it or pass --force {name}")
+        cmd = base + [_config_path(args.config), *overrides, *RUN_OVERRIDES, f"run.dir={args.out}", f"run.name={name}",
+                      f"run.max_minutes={args.budget_minutes}", f"selfplay.seed={args.train_seed}"]
+    log.info("training %s: %s", name, " ".join(cmd[2:]))
+    subprocess.run(cmd, check=True)
+    return run_dir
+
+
+def heldout_set(args: argparse.Namespace) -> HeldOutSet:
+    """The base config's held-out set, drawn once (cached in OUT/heldout.npz)."""
+    path = Path(args.out) / "heldout.npz"
+    if path.is_file():
+        with np.load(path) as f:
+            return HeldOutSet(f["rows"], f["targets"])
+    config = load_train_config(_config_path(args.config))
+    with Progress("held-out set", config.evaluation.heldout_steps, "steps") as bar:
+        heldout = HeldOutSet.generate(config.game.make(), config, progress=bar)
+    tmp = path.with_suffix(".tmp.npz")
+    np.savez(tmp, rows=heldout.rows, targets=heldout.targets)
+    os.replace(tmp, path)
+    return heldout
+
+
+def measure(name: str, overrides: List[str], run_dir: Path, heldout: HeldOutSet,
+            args: argparse.Namespace) -> Dict[str, Any]:
+    base = load_train_config(_config_path(args.config))
+    variant = load_train_config(_config_path(args.config), overrides)
+    rows = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines() if line.strip()]
+    epochs = [r for r in rows if "epoch" in r and r.get("kind") is None]
+    last = epochs[-1]
+    weights = str(run_dir / "weights.bin")
+    game = base.game.make()
+    net = _core.MlpValueNet(game, weights, precision="fp32")
+    evaluations = []
+    for seed in args.seeds:
+        # The paper's protocol with the base config's depth and T (the variant may change
+        # the self-play iterations, never the evaluation's).
+        params = base.game.as_dict()
+        params.pop("name")
+        settings = EvalSettings(game=base.game.name, game_params=params, net=weights, solver=variant.search.solver,
+                                depth=base.search.depth, iterations=base.search.iterations, repeats=args.repeats,
+                                threads=args.threads, seed=seed, off_path=base.search.off_path,
+                                precision=args.eval_precision, mode_a=False, full_game=False)
+        result = evaluate(settings, progress=True)
+        evaluations.append({"seed": seed, "exploitability": result["mode_b"][-1]["exploitability"],
+                            "kernel": result["net_kernel"], "seconds": result["seconds"]["mode_b"]})
+    expl = [e["exploitability"] for e in evaluations]
+    return {
+        "variant": name,
+        "overrides": overrides,
+        "budget_minutes": args.budget_minutes,
+        "train_wall_seconds": last["wall_seconds"],
+        "epochs": last["epoch"],
+        "examples_generated": last["examples_generated"],
+        "examples_trained": last["examples_trained"],
+        "subgames_per_s": last["examples_generated"] / 2 / last["wall_seconds"],
+        "final_loss": last["loss"],
+        "net_kernel": {"precision": last.get("net_precision"), "isa": last.get("net_isa")},
+        "heldout": heldout.error(lambda x: net.forward(np.ascontiguousarray(x, dtype=np.float32))),
+        "evaluation": {"protocol": f"mode (b), depth {base.search.depth}, T = {base.search.iterations}, "
+                                   f"N = {args.repeats}, precision {args.eval_precision}",
+                       "runs": evaluations, "mean": statistics.mean(expl), "min": min(expl), "max": max(expl)},
+    }
+
+
+def table(results: List[Dict[str, Any]]) -> str:
+    lines = ["| variant | overrides | train min | examples generated | examples trained | subgames/s | "
+             "held-out MAE | held-out mean max err | exploitability mean [min, max] |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        e = r["evaluation"]
+        lines.append(f"| {r['variant']} | {' '.join(r['overrides'])} | {r['train_wall_seconds'] / 60:.1f} | "
+                     f"{r['examples_generated']:,} | {r['examples_trained']:,} | {r['subgames_per_s']:.0f} | "
+                     f"{r['heldout']['heldout_mae']:.4f} | {r['heldout']['heldout_delta_mean']:.4f} | "
+                     f"{e['mean']:.4f} [{e['min']:.4f}, {e['max']:.4f}] |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--config", default="liars_dice_1x4f", help="base config (a file or a name in configs/)")
+    parser.add_argument("--variants", default="paper-fp32,paper-bf16,bf16-r16,bf16-r16-ema",
+                        help=f"comma-separated, from: {', '.join(VARIANTS)}")
+    parser.add_argument("--budget-minutes", type=float, default=10.0, help="training wall time per variant")
+    parser.add_argument("--train-seed", type=int, default=0)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="evaluation seeds")
+    parser.add_argument("--repeats", type=int, default=1024, help="N sampled policies of mode (b)")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--eval-precision", default="fp32", choices=("fp32", "bf16", "auto"),
+                        help="the evaluation's net precision (the same for every variant)")
+    parser.add_argument("--force", action="append", default=[], metavar="NAME", help="retrain and re-evaluate NAME")
+    parser.add_argument("--out", default="experiments/results/levers_1x4f")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    names = [n.strip() for n in args.variants.split(",") if n.strip()]
+    unknown = [n for n in names + args.force if n not in VARIANTS]
+    if unknown:
+        print(f"levers.py: unknown variant {unknown[0]!r} (known: {', '.join(VARIANTS)})", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for name in args.force:
+        import shutil
+
+        shutil.rmtree(out / name, ignore_errors=True)
+    heldout = heldout_set(args)
+    results = []
+    for name in names:
+        cached = out / name / "result.json"
+        if cached.is_file():
+            results.append(json.loads(cached.read_text()))
+            continue
+        start = time.perf_counter()
+        run_dir = train(name, VARIANTS[name], args)
+        result = measure(name, VARIANTS[name], run_dir, heldout, args)
+        result["command"] = (f"python experiments/levers.py --config {args.config} --variants {name} "
+                             f"--budget-minutes {args.budget_minutes:g} --out {args.out}")
+        result["seconds_total"] = time.perf_counter() - start
+        cached.write_text(json.dumps(result, indent=2) + "\n")
+        results.append(result)
+        log.info("%s: exploitability %.4f (mean of %d seeds)", name, result["evaluation"]["mean"], len(args.seeds))
+    summary = {"config": args.config, "budget_minutes": args.budget_minutes, "cpu": _cpu(), "variants": results}
+    (out / "levers.json").write_text(json.dumps(summary, indent=2) + "\n")
+    (out / "levers.md").write_text(table(results))
+    emit_report({"table": table(results)}, None)
+    return 0
+
+
+def _cpu() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

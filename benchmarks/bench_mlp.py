@@ -1,28 +1,35 @@
-"""Native MLP value net (C++) against torch on the CPU, both single-threaded.
+"""Native MLP value net (C++, fp32 and bf16 kernels) against torch (fp32 and bf16) on one core.
 
-Times ``MlpValueNet.forward`` (numpy float32 in and out, through the Python binding) and
-``ValueMLP.forward`` under ``torch.inference_mode`` with ``torch.set_num_threads(1)``, for
-the 2 x 256 net on the 1x4f Liar's Dice query size by default. Rounds alternate between
-the two so that noise from other processes hits both alike; the report gives the median
-and the best round. Prints JSON and optionally writes it to ``--out``.
+Times ``MlpValueNet.forward`` (numpy float32 in and out, through the Python binding) for
+each precision this CPU runs, and ``ValueMLP.forward`` under ``torch.inference_mode`` with
+``torch.set_num_threads(1)`` in float32 and in torch's own bfloat16 path (the model and
+input cast to torch.bfloat16), for the 2 x 256 net on the 1x4f Liar's Dice query size by
+default, at batch sizes 1 to 1024. Rounds alternate between all of them so that noise from
+other processes hits each alike; GFLOP/s are from the best round (2 x multiply-adds of the
+Linear layers; LayerNorm and GELU not counted) and are set against this core's peak, computed
+from its clock and its multiply-add units (benchmarks/_machine.py; printed with the report).
+Prints JSON and optionally writes it to ``--out``.
 
-    python benchmarks/bench_mlp.py --out runs/bench_mlp.json
+    python benchmarks/bench_mlp.py --out experiments/results/bench_mlp.json
 """
 from __future__ import annotations
 
 import argparse
-import platform
 import statistics
 import sys
 import time
-from typing import Callable, Dict, List
+from typing import Any, Callable, Dict, List
 
 import numpy as np
 import torch
 
 import rebel
+from _machine import cpu_name, peaks  # benchmarks/_machine.py (this script's folder is on sys.path)
+from rebel import _core
 from rebel.cli_common import emit_report
 from rebel.model import ValueMLP, to_native
+
+DEFAULT_BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
 
 
 def forward_flops(model: ValueMLP, batch: int) -> int:
@@ -42,60 +49,45 @@ def seconds_per_call(fn: Callable[[], object], calls: int) -> float:
     return (time.perf_counter() - start) / calls
 
 
-def cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def bench_batch(model: ValueMLP, net, batch: int, rounds: int, target_s: float, seed: int) -> Dict[str, float]:
-    x = np.random.default_rng(seed).standard_normal((batch, model.input_size)).astype(np.float32)
+def bench_batch(model: ValueMLP, model_bf16: ValueMLP, nets: Dict[str, Any], batch: int, rounds: int,
+                target_s: float, seed: int) -> Dict[str, Any]:
+    x = np.random.default_rng(seed).uniform(0.0, 1.0, (batch, model.input_size)).astype(np.float32)
     xt = torch.from_numpy(x)
+    xt16 = xt.to(torch.bfloat16)
     with torch.inference_mode():
         reference = model(xt).numpy()
-        native = net.forward(x)
-        torch_fn = lambda: model(xt)  # noqa: E731
-        native_fn = lambda: net.forward(x)  # noqa: E731
-        for fn in (torch_fn, native_fn):  # warm-up, and size the rounds
-            seconds_per_call(fn, 5)
-        calls = max(5, int(target_s / max(seconds_per_call(torch_fn, 5), 1e-7)))
-        torch_times: List[float] = []
-        native_times: List[float] = []
+        fns: Dict[str, Callable[[], object]] = {"torch_fp32": lambda: model(xt),
+                                                "torch_bf16": lambda: model_bf16(xt16)}
+        for name, net in nets.items():
+            fns[name] = (lambda n: lambda: n.forward(x))(net)
+        diffs = {name: float(np.abs(net.forward(x) - reference).max()) for name, net in nets.items()}
+        diffs["torch_bf16"] = float(np.abs(model_bf16(xt16).float().numpy() - reference).max())
+        for fn in fns.values():  # warm-up
+            seconds_per_call(fn, 3)
+        calls = max(3, int(target_s / max(seconds_per_call(fns["native_fp32"], 5), 1e-7)))
+        times: Dict[str, List[float]] = {name: [] for name in fns}
         for _ in range(rounds):
-            torch_times.append(seconds_per_call(torch_fn, calls))
-            native_times.append(seconds_per_call(native_fn, calls))
+            for name, fn in fns.items():
+                times[name].append(seconds_per_call(fn, calls))
     flops = forward_flops(model, batch)
-    t_med, n_med = statistics.median(torch_times), statistics.median(native_times)
-    t_min, n_min = min(torch_times), min(native_times)
-    return {
-        "batch": batch,
-        "torch_us_median": t_med * 1e6,
-        "native_us_median": n_med * 1e6,
-        "speedup_median": t_med / n_med,
-        "torch_us_best": t_min * 1e6,
-        "native_us_best": n_min * 1e6,
-        "speedup_best": t_min / n_min,
-        "torch_gflops": flops / t_min / 1e9,
-        "native_gflops": flops / n_min / 1e9,
-        "max_abs_diff": float(np.abs(native - reference).max()),
-    }
+    out: Dict[str, Any] = {"batch": batch}
+    for name, ts in times.items():
+        out[name] = {"us_median": statistics.median(ts) * 1e6, "us_best": min(ts) * 1e6,
+                     "gflops": flops / min(ts) / 1e9, "max_abs_diff_vs_torch_fp32": diffs.get(name, 0.0)}
+    if "native_bf16" in out:
+        out["bf16_over_fp32"] = out["native_bf16"]["gflops"] / out["native_fp32"]["gflops"]
+    return out
 
 
 def main(argv: List[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--batch-sizes", type=int, nargs="+", default=[16, 32, 64, 128, 256])
+    parser.add_argument("--batch-sizes", type=int, nargs="+", default=DEFAULT_BATCHES)
     parser.add_argument("--hidden", type=int, default=256)
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--num-dice", type=int, default=1)
     parser.add_argument("--num-faces", type=int, default=4)
-    parser.add_argument("--isa", default="auto", help="native kernels: auto, avx512, avx2 or generic")
-    parser.add_argument("--rounds", type=int, default=9, help="alternating timing rounds per batch size")
-    parser.add_argument("--round-seconds", type=float, default=0.15, help="approximate torch time per round")
+    parser.add_argument("--rounds", type=int, default=7, help="alternating timing rounds per batch size")
+    parser.add_argument("--round-seconds", type=float, default=0.05, help="approximate native fp32 time per round")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", help="also write the JSON report here")
     args = parser.parse_args(argv)
@@ -104,28 +96,51 @@ def main(argv: List[str] | None = None) -> int:
     torch.manual_seed(args.seed)
     game = rebel.make_game("liars_dice", {"num_dice": args.num_dice, "num_faces": args.num_faces})
     model = ValueMLP.for_game(game, hidden=args.hidden, layers=args.layers).eval()
-    net = to_native(model, game, isa=args.isa)
+    model_bf16 = ValueMLP.for_game(game, hidden=args.hidden, layers=args.layers).eval()
+    model_bf16.load_state_dict(model.state_dict())
+    model_bf16 = model_bf16.to(torch.bfloat16)
+    nets = {"native_fp32": to_native(model, game, precision="fp32")}
+    if _core.mlp_supported_bf16_isas():
+        nets["native_bf16"] = to_native(model, game, precision="bf16")
+    machine = peaks()
+    fp32_peak = machine.get("fma512", machine.get("fma256", {})).get("peak_gflops")
+    bf16_kind = {"amx": "amx", "avx512bf16": "dpbf16"}.get(nets["native_bf16"].isa) if "native_bf16" in nets else None
+    bf16_peak = machine[bf16_kind]["peak_gflops"] if bf16_kind and bf16_kind in machine else None
 
-    results = [bench_batch(model, net, b, args.rounds, args.round_seconds, args.seed + b) for b in args.batch_sizes]
+    results = [bench_batch(model, model_bf16, nets, b, args.rounds, args.round_seconds, args.seed + b)
+               for b in args.batch_sizes]
+    for row in results:
+        if fp32_peak:
+            row["native_fp32"]["fraction_of_fp32_peak"] = row["native_fp32"]["gflops"] / fp32_peak
+        if bf16_peak and "native_bf16" in row:
+            row["native_bf16"]["fraction_of_bf16_peak"] = row["native_bf16"]["gflops"] / bf16_peak
+    large = [r for r in results if r["batch"] >= 64 and "bf16_over_fp32" in r]
     report = {
+        "benchmark": "mlp",
         "config": {
             "game": game.description(),
             "input_size": model.input_size,
             "output_size": model.output_size,
             "hidden": args.hidden,
             "layers": args.layers,
-            "native_isa": net.isa,
+            "native_fp32_isa": nets["native_fp32"].isa,
+            "native_bf16_isa": nets["native_bf16"].isa if "native_bf16" in nets else None,
             "torch_version": torch.__version__,
-            "torch_threads": torch.get_num_threads(),
-            "native_threads": 1,
+            "threads": 1,
             "cpu": cpu_name(),
             "python": sys.version.split()[0],
             "rounds": args.rounds,
             "flops_note": "2 * multiply-adds of the Linear layers; LayerNorm and GELU not counted",
         },
+        "peaks": machine,
         "results": results,
+        "bf16_over_fp32_min_at_batch_ge_64": min((r["bf16_over_fp32"] for r in large), default=None),
     }
     emit_report(report, args.out)
+    for kind, p in machine.items():
+        if isinstance(p, dict):
+            print(f"peak {kind}: {p['peak_gflops']:.1f} GFLOP/s = {p['how']} (probe {p['probe_gflops']:.1f})",
+                  file=sys.stderr)
     return 0
 
 

@@ -10,6 +10,9 @@ GIL released while solving) fill a ``ReplayBuffer`` while, in the "with trainer"
 and the split of the loops' time: the value net's forward pass, the rest of the C++ solve,
 and the Python loop (bookkeeping and replay adds) relative to the C++ time.
 
+Both precisions of the native net run side by side (fp32 and bf16, where this CPU has a
+bf16 kernel), case by case in the same run, and the report gives bf16's speed-up over fp32.
+
 Baseline: the original ReBeL's data generation on this machine class (libtorch CPU):
 7.7 subgames/s on one thread, 16.8 on two. Goal: at least 3x the baseline per
 thread with training alongside, the Python loop at most 10% over the C++ time.
@@ -28,8 +31,10 @@ import torch
 
 import rebel
 from rebel import _core
+from _machine import cpu_name  # benchmarks/_machine.py (this script's folder is on sys.path)
 from rebel.cli_common import emit_report
-from rebel.model import ValueMLP, to_native
+from rebel.model import ValueMLP
+from rebel.weights_io import weights_to_bytes
 from rebel.train.config import TrainerSection
 from rebel.train.replay import ReplayBuffer
 from rebel.train.selfplay import GenerationPool, SelfPlayLoop
@@ -84,6 +89,8 @@ def measure(game: Any, net: Any, threads: int, iterations: int, seconds: float, 
     loop_s = after.loop_seconds - before.loop_seconds
     examples = generated_after - generated_before
     out = {
+        "precision": net.precision,
+        "isa": net.isa,
         "threads": threads,
         "with_trainer": with_trainer,
         "examples_per_s": examples / wall,
@@ -108,15 +115,24 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=1024)
     parser.add_argument("--seconds", type=float, default=20.0, help="measuring window per case")
     parser.add_argument("--weights", help="an exported net to use instead of the random-init 2x256 MLP")
+    parser.add_argument("--precisions", nargs="+", choices=("fp32", "bf16"),
+                        default=["fp32", "bf16"] if _core.mlp_supported_bf16_isas() else ["fp32"],
+                        help="native net precisions to compare (default: fp32, and bf16 where this CPU has it)")
     parser.add_argument("--out", help="also write the JSON report here")
     args = parser.parse_args()
 
     torch.manual_seed(0)
     game = _core.make_game("liars_dice", {"num_dice": 1, "num_faces": 4})
-    net = _core.MlpValueNet(game, args.weights) if args.weights else to_native(ValueMLP.for_game(game), game)
-    cases = [measure(game, net, threads, args.iterations, args.seconds, with_trainer)
-             for threads in (1, 2) for with_trainer in (False, True)]
-    by = {(c["threads"], c["with_trainer"]): c for c in cases}
+    data = open(args.weights, "rb").read() if args.weights else weights_to_bytes(ValueMLP.for_game(game))
+    nets = {p: _core.MlpValueNet(game, data, precision=p) for p in args.precisions}
+    # Precisions alternate within each case, so that drift in machine load hits them alike.
+    cases = [measure(game, nets[p], threads, args.iterations, args.seconds, with_trainer)
+             for threads in (1, 2) for with_trainer in (False, True) for p in args.precisions]
+    by = {(c["threads"], c["with_trainer"]): c for c in cases if c["precision"] == args.precisions[0]}
+    speedups = [{"threads": t, "with_trainer": w,
+                 "bf16_over_fp32": next(c["subgames_per_s"] for c in cases if (c["threads"], c["with_trainer"], c["precision"]) == (t, w, "bf16"))
+                 / next(c["subgames_per_s"] for c in cases if (c["threads"], c["with_trainer"], c["precision"]) == (t, w, "fp32"))}
+                for t in (1, 2) for w in (False, True)] if {"fp32", "bf16"} <= set(args.precisions) else []
     per_thread_goal = GOAL_PER_THREAD_FACTOR * BASELINE["subgames_per_s_1_thread"]
     report = {
         "benchmark": "selfplay",
@@ -124,8 +140,11 @@ def main() -> None:
         "depth": 2,
         "iterations": args.iterations,
         "net": args.weights or "mlp 2x256 random init (native)",
+        "cpu": cpu_name(),
         "cases": cases,
+        "bf16_speedup": speedups,
         "baseline_original_rebel": BASELINE,
+        "baseline_precision": args.precisions[0],
         "speedup_vs_baseline_1_thread_with_trainer": by[(1, True)]["subgames_per_s"] / BASELINE["subgames_per_s_1_thread"],
         "speedup_vs_baseline_2_threads_with_trainer":
             by[(2, True)]["subgames_per_s"] / BASELINE["subgames_per_s_2_threads"],

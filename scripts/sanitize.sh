@@ -42,6 +42,7 @@ ASAN_TESTS=(
   tests/test_off_path.py
   tests/test_concurrency.py
   tests/test_fuzz_bindings.py
+  tests/test_mlp_bf16.py
 )
 ASAN_DESELECT="cli or slow"
 TSAN_TESTS=(tests/test_concurrency.py tests/test_search.py)

@@ -73,35 +73,48 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void layer_norm_
                                                                const float* gamma, const float* beta, float eps,
                                                                uint16_t* out16, int n_pad, int block_rows) {
   const float inv_n = 1.0f / static_cast<float>(n);
-  for (int r = 0; r < rows; ++r) {
-    float* row = y + r * ldy;
-    // Four independent accumulators per pass: a single chain would leave the row statistics
-    // bound by the adds' latency rather than their throughput.
-    __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
-    for (int k = 0, j = 0; k < n; k += 16, j = (j + 1) & 3)
-      acc[j] = _mm512_add_ps(acc[j], _mm512_maskz_loadu_ps(tail_mask(n - k), row + k));
-    const __m512 mean = _mm512_set1_ps(sum4(acc) * inv_n);
-    for (__m512& a : acc) a = _mm512_setzero_ps();
-    for (int k = 0, j = 0; k < n; k += 16, j = (j + 1) & 3) {
-      const __mmask16 m = tail_mask(n - k);
-      const __m512 d = _mm512_maskz_sub_ps(m, _mm512_maskz_loadu_ps(m, row + k), mean);
-      acc[j] = _mm512_fmadd_ps(d, d, acc[j]);
+  constexpr int kStatRows = 16;
+  for (int r0 = 0; r0 < rows; r0 += kStatRows) {
+    const int nr = std::min(kStatRows, rows - r0);
+    // Statistics of every row first, then the normalisation: the rows' short reductions
+    // overlap instead of each waiting on the one before.
+    float means[kStatRows], rstds[kStatRows];
+    for (int r = 0; r < nr; ++r) {
+      const float* row = y + (r0 + r) * ldy;
+      __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+      for (int k = 0, j = 0; k < n; k += 16, j = (j + 1) & 3)
+        acc[j] = _mm512_add_ps(acc[j], _mm512_maskz_loadu_ps(tail_mask(n - k), row + k));
+      means[r] = sum4(acc) * inv_n;
     }
-    const __m512 rstd = _mm512_set1_ps(1.0f / std::sqrt(sum4(acc) * inv_n + eps));
-    uint16_t* o = out16 ? out16 + static_cast<long>(r) * n_pad : nullptr;
-    for (int k = 0; k < n; k += 16) {
-      const __mmask16 m = tail_mask(n - k);
-      const __m512 x = _mm512_maskz_loadu_ps(m, row + k);
-      const __m512 z = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_sub_ps(x, mean), rstd), _mm512_maskz_loadu_ps(m, gamma + k),
-                                       _mm512_maskz_loadu_ps(m, beta + k));
-      const __m512 g = gelu(z);
-      if (o) {
-        _mm256_mask_storeu_epi16(o + k, m, to_bf16(g));
-      } else {
-        _mm512_mask_storeu_ps(row + k, m, g);
+    for (int r = 0; r < nr; ++r) {
+      const float* row = y + (r0 + r) * ldy;
+      const __m512 mean = _mm512_set1_ps(means[r]);
+      __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+      for (int k = 0, j = 0; k < n; k += 16, j = (j + 1) & 3) {
+        const __mmask16 m = tail_mask(n - k);
+        const __m512 d = _mm512_maskz_sub_ps(m, _mm512_maskz_loadu_ps(m, row + k), mean);
+        acc[j] = _mm512_fmadd_ps(d, d, acc[j]);
       }
+      rstds[r] = 1.0f / std::sqrt(sum4(acc) * inv_n + eps);
     }
-    if (o) std::fill(o + n, o + n_pad, uint16_t{0});
+    for (int r = 0; r < nr; ++r) {
+      float* row = y + (r0 + r) * ldy;
+      const __m512 mean = _mm512_set1_ps(means[r]), rstd = _mm512_set1_ps(rstds[r]);
+      uint16_t* o = out16 ? out16 + static_cast<long>(r0 + r) * n_pad : nullptr;
+      for (int k = 0; k < n; k += 16) {
+        const __mmask16 m = tail_mask(n - k);
+        const __m512 x = _mm512_maskz_loadu_ps(m, row + k);
+        const __m512 z = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_sub_ps(x, mean), rstd),
+                                         _mm512_maskz_loadu_ps(m, gamma + k), _mm512_maskz_loadu_ps(m, beta + k));
+        const __m512 g = gelu(z);
+        if (o) {
+          _mm256_mask_storeu_epi16(o + k, m, to_bf16(g));
+        } else {
+          _mm512_mask_storeu_ps(row + k, m, g);
+        }
+      }
+      if (o) std::fill(o + n, o + n_pad, uint16_t{0});
+    }
   }
   if (out16) zero_rows(out16, rows, block_rows, n_pad);
 }

@@ -124,24 +124,20 @@ void MlpWeights::forward_block_bf16(const float* x, int rows, float* out) const 
   float* y = s.act[0].data();
   uint16_t* a = s.act16.data();
   const long ldy = max_width_;
+  if (layers_.empty()) return head_forward(x, shape_.input_size, rows, out);
   for (size_t i = 0; i < layers_.size(); ++i) {
     const Hidden& h = layers_[i];
-    int width;
     if (i == 0) {  // float32 (see make_hidden)
-      const auto& linear = std::get<PackedLinear>(h.linear);
-      linear.forward(x, shape_.input_size, rows, y, ldy);
-      width = linear.out();
+      std::get<PackedLinear>(h.linear).forward(x, shape_.input_size, rows, y, ldy);
     } else {
-      const auto& linear = std::get<Bf16Linear>(h.linear);
-      linear.forward(a, rows, y, ldy);
-      width = linear.out();
+      std::get<Bf16Linear>(h.linear).forward(a, rows, y, ldy);
     }
     // LayerNorm + GELU writes the next layer's bf16 input, or float32 in place for the head.
+    const int width = std::visit([](const auto& l) { return l.out(); }, h.linear);
     const Bf16Linear* next = i + 1 < layers_.size() ? &std::get<Bf16Linear>(layers_[i + 1].linear) : nullptr;
     layer_norm_gelu_avx512(y, ldy, rows, width, h.gamma.data(), h.beta.data(), shape_.layer_norm_eps,
                            next ? a : nullptr, next ? next->padded_in() : 0, kBf16BlockRows);
   }
-  if (layers_.empty()) return head_forward(x, shape_.input_size, rows, out);
   head_forward(y, ldy, rows, out);
 }
 

@@ -3,10 +3,10 @@ of one core computed from its clock and its multiply-add units (measured by rebe
 register-only probes)."""
 from __future__ import annotations
 
-import platform
 from typing import Any, Dict, Optional
 
 from rebel import _core
+from rebel.machine import cpu_name  # noqa: F401  (re-exported for the benchmarks)
 
 #: flops per instruction of each probe (a multiply-add counts 2).
 FLOPS_PER_INSTRUCTION = {"fma512": 32, "fma256": 16, "dpbf16": 64, "amx": 16 * 16 * 32 * 2}
@@ -16,18 +16,6 @@ PROBE_DESCRIPTION = {
     "dpbf16": "AVX512_BF16 VDPBF16PS (16 lanes x 2 products)",
     "amx": "AMX-BF16 TDPBF16PS (16 x 16 x 32 tile)",
 }
-
-
-def cpu_name() -> str:
-    """The CPU's model name (from /proc/cpuinfo where there is one)."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def peaks(seconds: float = 0.3) -> Dict[str, Any]:

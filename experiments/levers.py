@@ -15,7 +15,7 @@ Results are cached per variant (``OUT/NAME/result.json``); a killed training res
 checkpoint; ``--force NAME`` retrains and re-evaluates one. ``levers.json`` and ``levers.md``
 summarise whatever is finished.
 
-    python experiments/levers.py --config liars_dice_1x4f --budget-minutes 10 \
+    python experiments/levers.py --config liars_dice_1x4f_paper --budget-minutes 10 \
         --variants paper-fp32,paper-bf16,bf16-r16,bf16-r16-ema --out experiments/results/levers_1x4f
 """
 from __future__ import annotations
@@ -24,6 +24,7 @@ import argparse
 import json
 import logging
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -37,6 +38,7 @@ from rebel import _core
 from rebel.cli_common import emit_report
 from rebel.cli_train import _config_path
 from rebel.evaluate import EvalSettings, evaluate
+from rebel.machine import cpu_name
 from rebel.progress import Progress
 from rebel.train.config import load_train_config
 from rebel.train.evaluation import HeldOutSet
@@ -51,6 +53,8 @@ VARIANTS: Dict[str, List[str]] = {
     "bf16-r16": ["search.precision=bf16", "trainer.train_ratio=16"],
     "bf16-r32": ["search.precision=bf16", "trainer.train_ratio=32"],
     "bf16-r16-ema": ["search.precision=bf16", "trainer.train_ratio=16", "trainer.ema_decay=0.998"],
+    "fp32-r16-ema": ["search.precision=fp32", "trainer.train_ratio=16", "trainer.ema_decay=0.998"],
+    "bf16-r32-ema": ["search.precision=bf16", "trainer.train_ratio=32", "trainer.ema_decay=0.998"],
     "bf16-r16-ema-T256": ["search.precision=bf16", "trainer.train_ratio=16", "trainer.ema_decay=0.998",
                           "search.iterations=256"],
     "bf16-r16-ema-b1024": ["search.precision=bf16", "trainer.train_ratio=16", "trainer.ema_decay=0.998",
@@ -59,6 +63,10 @@ VARIANTS: Dict[str, List[str]] = {
 #: What every lever run sets: no evaluation while training (measured afterwards, identically).
 RUN_OVERRIDES = ["evaluation.every=0", "evaluation.final=false", "evaluation.references=false",
                  "evaluation.heldout_steps=0"]
+
+
+class Refused(Exception):
+    """A results folder this script cannot continue: exit 2 with one line."""
 
 
 def finished(run_dir: Path) -> bool:
@@ -77,7 +85,7 @@ def train(name: str, overrides: List[str], args: argparse.Namespace) -> Path:
         cmd = base + ["--resume", str(run_dir)]
     else:
         if run_dir.exists():
-            raise SystemExit(f"levers.py: {run_dir} exists without a checkpoint; remove it or pass --force {name}")
+            raise Refused(f"{run_dir} exists without a checkpoint; remove it or pass --force {name}")
         cmd = base + [_config_path(args.config), *overrides, *RUN_OVERRIDES, f"run.dir={args.out}", f"run.name={name}",
                       f"run.max_minutes={args.budget_minutes}", f"selfplay.seed={args.train_seed}"]
     log.info("training %s: %s", name, " ".join(cmd[2:]))
@@ -157,7 +165,8 @@ def table(results: List[Dict[str, Any]]) -> str:
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--config", default="liars_dice_1x4f", help="base config (a file or a name in configs/)")
+    parser.add_argument("--config", default="liars_dice_1x4f_paper",
+                        help="base config (a file or a name in configs/); the variants change it from the paper's settings")
     parser.add_argument("--variants", default="paper-fp32,paper-bf16,bf16-r16,bf16-r16-ema",
                         help=f"comma-separated, from: {', '.join(VARIANTS)}")
     parser.add_argument("--budget-minutes", type=float, default=10.0, help="training wall time per variant")
@@ -179,8 +188,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     for name in args.force:
-        import shutil
-
         shutil.rmtree(out / name, ignore_errors=True)
     heldout = heldout_set(args)
     results = []
@@ -190,7 +197,11 @@ def main(argv: Optional[List[str]] = None) -> int:
             results.append(json.loads(cached.read_text()))
             continue
         start = time.perf_counter()
-        run_dir = train(name, VARIANTS[name], args)
+        try:
+            run_dir = train(name, VARIANTS[name], args)
+        except Refused as e:
+            print(f"levers.py: {e}", file=sys.stderr)
+            return 2
         result = measure(name, VARIANTS[name], run_dir, heldout, args)
         result["command"] = (f"python experiments/levers.py --config {args.config} --variants {name} "
                              f"--budget-minutes {args.budget_minutes:g} --out {args.out}")
@@ -198,22 +209,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         cached.write_text(json.dumps(result, indent=2) + "\n")
         results.append(result)
         log.info("%s: exploitability %.4f (mean of %d seeds)", name, result["evaluation"]["mean"], len(args.seeds))
-    summary = {"config": args.config, "budget_minutes": args.budget_minutes, "cpu": _cpu(), "variants": results}
+    summary = {"config": args.config, "budget_minutes": args.budget_minutes, "cpu": cpu_name(), "variants": results}
     (out / "levers.json").write_text(json.dumps(summary, indent=2) + "\n")
     (out / "levers.md").write_text(table(results))
     emit_report({"table": table(results)}, None)
     return 0
-
-
-def _cpu() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
 
 
 if __name__ == "__main__":

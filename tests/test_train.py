@@ -97,20 +97,60 @@ def test_learning_rate_halves_every_400_epochs_at_most_twice():
         [3e-4, 3e-4, 1.5e-4, 1.5e-4, 7.5e-5, 7.5e-5]
 
 
-@pytest.mark.parametrize("path", sorted((REPO_ROOT / "configs").glob("*.yaml")), ids=lambda p: p.stem)
+TRAIN_CONFIGS = sorted(p for p in (REPO_ROOT / "configs").glob("*.yaml") if p.stem != "solve")  # solve.yaml: rebel solve's
+
+
+@pytest.mark.parametrize("path", TRAIN_CONFIGS, ids=lambda p: p.stem)
 def test_every_shipped_config_loads(path):
-    if path.stem == "solve":
-        pytest.skip("rebel solve's config")
     config = load_train_config(str(path))
     assert config.search.depth >= 1
 
 
-def test_paper_settings_are_the_defaults():
-    c = load_train_config(str(REPO_ROOT / "configs" / "liars_dice_1x4f.yaml"))
-    assert (c.search.solver, c.search.depth, c.search.iterations, c.search.epsilon) == ("lcfr", 2, 1024, 0.25)
-    assert (c.trainer.lr, c.trainer.batch_size, c.trainer.epoch_examples, c.trainer.grad_clip,
-            c.trainer.train_ratio) == (3e-4, 512, 25600, 5.0, 4.0)
-    assert (c.model.hidden, c.model.layers, c.replay.capacity, c.evaluation.repeats) == (256, 2, 2_000_000, 1024)
+@pytest.mark.parametrize("game", ["1x4f", "1x5f", "1x6f", "2x3f"])
+def test_paper_settings_and_the_measured_levers(game):
+    paper = load_train_config(str(REPO_ROOT / "configs" / f"liars_dice_{game}_paper.yaml"))
+    ours = load_train_config(str(REPO_ROOT / "configs" / f"liars_dice_{game}.yaml"))
+    for c in (paper, ours):  # the paper's search, net and optimiser in both
+        assert (c.search.solver, c.search.depth, c.search.iterations, c.search.epsilon) == ("lcfr", 2, 1024, 0.25)
+        assert (c.trainer.lr, c.trainer.batch_size, c.trainer.epoch_examples, c.trainer.grad_clip) == (3e-4, 512, 25600, 5.0)
+        assert (c.model.hidden, c.model.layers, c.replay.capacity, c.evaluation.repeats) == (256, 2, 2_000_000, 1024)
+        assert c.game.num_dice == int(game[0]) and c.game.num_faces == int(game[2])
+    assert (paper.trainer.train_ratio, paper.trainer.ema_decay, paper.search.precision) == (4.0, 0.0, "fp32")
+    assert (ours.trainer.train_ratio, ours.trainer.ema_decay, ours.search.precision) == (16.0, 0.998, "auto")
+
+
+def test_weight_average_follows_each_step_and_survives_a_checkpoint():
+    from rebel.train.config import TrainerSection
+
+    torch.manual_seed(0)
+    settings = TrainerSection(epoch_examples=64, batch_size=32, lr=1e-2, ema_decay=0.75)
+    trainer = Trainer(ValueMLP(6, 2, hidden=8, layers=1), settings)
+    rng = np.random.default_rng(0)
+    sample = lambda n: (rng.standard_normal((n, 6)).astype(np.float32), rng.standard_normal((n, 2)).astype(np.float32))  # noqa: E731
+    average = [p.detach().clone() for p in trainer.model.parameters()]
+    original_step = trainer.optimizer.step
+
+    def step_and_track(*args, **kwargs):  # the average after each optimizer step, by hand
+        out = original_step(*args, **kwargs)
+        for a, p in zip(average, trainer.model.parameters()):
+            a.mul_(0.75).add_(p.detach(), alpha=0.25)
+        return out
+
+    trainer.optimizer.step = step_and_track
+    trainer.train_epoch(sample)  # two steps
+    for a, e in zip(average, trainer.inference_model().parameters()):
+        torch.testing.assert_close(e, a, rtol=1e-6, atol=1e-7)
+    assert trainer.inference_model() is not trainer.model
+    assert not torch.equal(next(trainer.model.parameters()), next(trainer.inference_model().parameters()))
+
+    restored = Trainer(ValueMLP(6, 2, hidden=8, layers=1), settings)
+    restored.load_state(trainer.state())
+    for a, b in zip(trainer.inference_model().parameters(), restored.inference_model().parameters()):
+        assert torch.equal(a, b)
+    no_average = Trainer(ValueMLP(6, 2, hidden=8, layers=1), TrainerSection(epoch_examples=64, batch_size=32))
+    assert no_average.inference_model() is no_average.model and no_average.state()["ema"] is None
+    with pytest.raises(ValueError, match="no moving average"):
+        restored.load_state(no_average.state())
 
 
 @pytest.mark.parametrize("override, message", [
@@ -122,6 +162,8 @@ def test_paper_settings_are_the_defaults():
     ("run.name=a/b", "run.name"),
     ("game.num_dice=0", "num_dice"),
     ("oops", "section.key=value"),
+    ("trainer.ema_decay=1.0", "trainer.ema_decay must lie in"),
+    ("search.precision=fp16", "search.precision must be one of fp32, bf16, auto"),
 ])
 def test_config_mistakes_are_named(override, message):
     with pytest.raises(ConfigError, match=message):
@@ -182,12 +224,14 @@ DETERMINISTIC = TINY + ["selfplay.threads=1", "trainer.torch_threads=1", "run.ep
                         "evaluation.every=3", "evaluation.final=false", "evaluation.references=false"]
 
 
-def test_killed_run_resumes_exactly_like_an_uninterrupted_run(tmp_path):
-    full = run_cli("train", "quick", *DETERMINISTIC, f"run.dir={tmp_path}", "run.name=full", "--json", timeout=300)
+@pytest.mark.parametrize("extra", [[], ["trainer.ema_decay=0.99"]], ids=["plain", "weight-average"])
+def test_killed_run_resumes_exactly_like_an_uninterrupted_run(tmp_path, extra):
+    full = run_cli("train", "quick", *DETERMINISTIC, *extra, f"run.dir={tmp_path}", "run.name=full", "--json",
+                   timeout=300)
     assert full.returncode == 0, full.stderr
     reference = epochs_of(metrics(tmp_path / "full"))
 
-    proc = _train_process(["quick", *DETERMINISTIC, f"run.dir={tmp_path}", "run.name=killed"])
+    proc = _train_process(["quick", *DETERMINISTIC, *extra, f"run.dir={tmp_path}", "run.name=killed"])
     _wait_for_epoch(tmp_path / "killed", 3, proc)
     proc.send_signal(signal.SIGKILL)
     proc.communicate()

@@ -161,3 +161,50 @@ def test_heldout_gap_separates_target_and_net_error(tmp_path):
     # CFR-D with exact leaf values reproduces the oracle labels closely; the net does not.
     assert report["mean_abs_cfrd_oracle_leaves_target_minus_label"] < 0.01
     assert report["mean_abs_net_minus_label"] > 0.02
+
+
+def test_table2_quick_pipeline(tmp_path, capsys):
+    """experiments/table2.py --quick: trains, evaluates and tabulates 1x3f and Kuhn with both
+    solvers; a second call reuses every finished cell; bad input exits 2 with one line."""
+    table2 = load("table2")
+    out = tmp_path / "t2"
+    assert table2.main(["--quick", "--out", str(out), "--no-progress"]) == 0
+    summary = json.loads((out / "table2.json").read_text())
+    assert list(summary["cells"]) == ["1x3f-cfr", "1x3f-fp", "kuhn-cfr", "kuhn-fp"]
+    refs = summary["references"]
+    # Known values: full-game linear CFR on 1x3f after 256 iterations (configs/quick.yaml),
+    # and exact leaf values (oracle) make the search far better than a net answering zero.
+    assert refs["1x3f"]["full_lcfr"] == pytest.approx(0.00084, abs=5e-5)
+    for game in ("1x3f", "kuhn"):
+        assert refs[game]["full_lcfr"] < 0.01 and refs[game]["full_lfp"] < 0.05
+        assert refs[game]["oracle"] < refs[game]["zero"] / 4
+    for name, cell in summary["cells"].items():
+        assert cell["seeds"] == [0, 1, 2]
+        assert 0 <= cell["min"] <= cell["mean"] <= cell["max"] < 1.0
+        assert cell["epochs"] == 14 and cell["examples_generated"] > 0
+        assert (out / name / "weights.bin").is_file() and (out / name / "eval.json").is_file()
+        game = name.rsplit("-", 1)[0]
+        assert cell["mean"] < refs[game]["zero"]  # 14 small epochs already beat the zero net (by 2.5-300x here)
+    md = (out / "table2.md").read_text()
+    assert "ours: ReBeL with CFR-D" in md and "exact leaf values (oracle net)" in md
+    for game in ("1x3f", "kuhn"):
+        assert (out / f"curves_{game}.png").stat().st_size > 10_000
+    capsys.readouterr()
+
+    # Cached: nothing is retrained or re-evaluated.
+    stamps = {p: p.stat().st_mtime_ns for p in out.glob("*/metrics.jsonl")}
+    assert table2.main(["--quick", "--out", str(out), "--cells", "kuhn-fp", "--no-progress"]) == 0
+    assert stamps == {p: p.stat().st_mtime_ns for p in out.glob("*/metrics.jsonl")}
+    assert list(json.loads((out / "table2.json").read_text())["cells"]) == list(summary["cells"])
+
+    # Bad input: one line, exit 2, nothing finished deleted.
+    assert table2.main(["--quick", "--out", str(out), "--cells", "9x9f-cfr"]) == 2
+    assert "no config for game '9x9f'" in capsys.readouterr().err
+    assert table2.main(["--quick", "--out", str(out), "--cells", "kuhn-xx"]) == 2
+    (out / "kuhn-fp" / "eval.json").write_text('{"format": 0}')
+    assert table2.main(["--quick", "--out", str(out), "--cells", "kuhn-fp", "--no-progress"]) == 2
+    assert "written by another version of table2.py" in capsys.readouterr().err
+    (out / "kuhn-fp" / "eval.json").write_text("{not json")
+    assert table2.main(["--quick", "--out", str(out), "--cells", "kuhn-fp", "--no-progress"]) == 2
+    assert "corrupt evaluation" in capsys.readouterr().err
+    assert (out / "kuhn-fp" / "weights.bin").is_file()

@@ -1,0 +1,404 @@
+"""The paper's Table 2 from our own training: Liar's Dice 1x4f, 1x5f, 1x6f and 2x3f, each with
+CFR-D (lcfr) and FP (lfp) in self-play, one script.
+
+For every cell (game x solver) the script trains a net from random initialisation with
+``rebel train`` (the game's config, ``search.solver`` set to the cell's solver, a wall-time
+budget per game), then evaluates the final net with the paper's protocol (mode (b), depth 2,
+T = 1024, N = 1024 sampled policies) under several evaluation seeds. Per game it also
+computes the reference rows: the full-game linear CFR and linear FP exploitability after
+1024 iterations, the zero net's search and, where it fits the machine (``--oracle``), the
+exact-leaf level of the same protocol (the oracle net).
+
+Everything lands in ``OUT`` (default experiments/results/table2/): one folder per cell with
+the run (config.yaml, metrics.jsonl, weights.bin; the checkpoint stays but is not
+committed) and ``eval.json``; ``references.json``; ``table2.json`` and ``table2.md``; a
+learning-curve figure per game (``curves_<game>.png``). A killed run resumes from its last
+checkpoint; a finished cell is neither retrained nor re-evaluated unless ``--force CELL``.
+
+    python experiments/table2.py                       # every cell (hours: runs resume)
+    python experiments/table2.py --cells 1x4f-cfr,1x4f-fp
+    python experiments/table2.py --quick               # the whole pipeline in ~2 minutes
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+FORMAT = 1  # of eval.json / references.json; a folder written by another format is refused
+
+#: Paper's Table 2 (Brown et al. 2020): ReBeL with CFR-D and with FP, and the full-game rows.
+PAPER = {
+    "1x4f": {"cfr": 0.017, "fp": 0.041, "full_lcfr": 0.001, "full_lfp": 0.012},
+    "1x5f": {"cfr": 0.015, "fp": 0.020, "full_lcfr": 0.001, "full_lfp": 0.024},
+    "1x6f": {"cfr": 0.024, "fp": 0.040, "full_lcfr": 0.002, "full_lfp": 0.039},
+    "2x3f": {"cfr": 0.017, "fp": 0.020, "full_lcfr": 0.002, "full_lfp": 0.057},
+}
+SOLVERS = {"cfr": "lcfr", "fp": "lfp"}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a run of the script trains and how it evaluates."""
+
+    games: Dict[str, Dict[str, Any]]  # game key -> {config, minutes, overrides}
+    repeats: int                       # N of mode (b)
+    iterations: int                    # T of the search (evaluation)
+    depth: int
+    full_iterations: int               # of the full-game reference rows
+    seeds: List[int]
+    paper: Dict[str, Dict[str, float]]
+
+
+FULL_PLAN = Plan(
+    games={
+        # Training budget per cell (wall minutes on 2 cores, evaluations during training included).
+        "1x4f": {"config": "liars_dice_1x4f", "minutes": 60, "overrides": []},
+        "1x5f": {"config": "liars_dice_1x5f", "minutes": 120, "overrides": []},
+        "1x6f": {"config": "liars_dice_1x6f", "minutes": 180, "overrides": []},
+        "2x3f": {"config": "liars_dice_2x3f", "minutes": 180, "overrides": []},
+    },
+    repeats=1024, iterations=1024, depth=2, full_iterations=1024, seeds=[0, 1, 2], paper=PAPER,
+)
+
+QUICK_PLAN = Plan(
+    games={
+        "1x3f": {"config": "quick", "minutes": 5,
+                 "overrides": ["run.epochs=14", "selfplay.threads=1", "evaluation.every=7", "evaluation.repeats=16",
+                               "evaluation.heldout_steps=32"]},
+        "kuhn": {"config": "kuhn", "minutes": 5,
+                 "overrides": ["run.epochs=14", "selfplay.threads=1", "evaluation.every=7", "evaluation.repeats=16",
+                               "evaluation.heldout_steps=32", "search.iterations=256"]},
+    },
+    repeats=16, iterations=256, depth=2, full_iterations=256, seeds=[0, 1, 2], paper={},
+)
+
+log = logging.getLogger("table2")
+
+
+class Refused(Exception):
+    """A problem with the arguments or the results folder: exit 2 with one line."""
+
+
+# ----------------------------------------------------------------------------------- cells
+def cell_names(plan: Plan) -> List[str]:
+    return [f"{game}-{solver}" for game in plan.games for solver in SOLVERS]
+
+
+def parse_cells(text: Optional[str], plan: Plan) -> List[str]:
+    known = cell_names(plan)
+    if not text:
+        return known
+    cells = [c.strip() for c in text.split(",") if c.strip()]
+    for c in cells:
+        if c not in known:
+            game = c.rsplit("-", 1)[0]
+            if game not in plan.games:
+                raise Refused(f"unknown cell {c!r}: no config for game {game!r} (cells: {', '.join(known)})")
+            raise Refused(f"unknown cell {c!r} (cells: {', '.join(known)})")
+    return cells
+
+
+def read_json(path: Path, what: str) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise Refused(f"{path}: corrupt {what} ({e}); move it away or pass --force") from None
+
+
+def read_metrics(run_dir: Path) -> List[Dict[str, Any]]:
+    path = run_dir / "metrics.jsonl"
+    if not path.is_file():
+        return []
+    rows = []
+    for i, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except ValueError:
+            raise Refused(f"{path}:{i}: corrupt metrics line; move the folder away or pass --force "
+                          f"{run_dir.name}") from None
+    return rows
+
+
+def trained(run_dir: Path) -> bool:
+    return any(r.get("kind") == "final" for r in read_metrics(run_dir))
+
+
+def train(cell: str, plan: Plan, out: Path, progress: bool) -> Path:
+    """Trains the cell (or resumes it from its checkpoint); returns its run directory."""
+    game, solver = cell.rsplit("-", 1)
+    run_dir = out / cell
+    if trained(run_dir):
+        return run_dir
+    cmd = [sys.executable, "-m", "rebel", "train"] + ([] if progress else ["--no-progress"])
+    if (run_dir / "checkpoint.pt").is_file():
+        cmd += ["--resume", str(run_dir)]
+    else:
+        if run_dir.exists() and any(run_dir.iterdir()):
+            raise Refused(f"{run_dir} holds a run without a checkpoint (killed before its first one?); "
+                          f"remove it or pass --force {cell}")
+        g = plan.games[game]
+        cmd += [g["config"], f"search.solver={SOLVERS[solver]}", *g["overrides"], f"run.max_minutes={g['minutes']}",
+                f"run.dir={out}", f"run.name={cell}"]
+    log.info("%s: %s", cell, " ".join(cmd[3:]))
+    subprocess.run(cmd, check=True)
+    return run_dir
+
+
+def evaluate_cell(cell: str, run_dir: Path, plan: Plan, threads: int, progress: bool) -> Dict[str, Any]:
+    """The paper's protocol on the cell's final net, once per seed (cached in eval.json)."""
+    from rebel.evaluate import EvalSettings, evaluate
+    from rebel.train.config import load_train_config
+
+    path = run_dir / "eval.json"
+    if path.is_file():
+        cached = read_json(path, "evaluation")
+        if cached.get("format") != FORMAT:
+            raise Refused(f"{path}: written by another version of table2.py (format {cached.get('format')!r}, "
+                          f"this one writes {FORMAT}); pass --force {cell}")
+        return cached
+    config = load_train_config(str(run_dir / "config.yaml"))
+    params = config.game.as_dict()
+    name = params.pop("name")
+    runs = []
+    for seed in plan.seeds:
+        settings = EvalSettings(game=name, game_params=params, net=str(run_dir / "weights.bin"),
+                                solver=config.search.solver, depth=plan.depth, iterations=plan.iterations,
+                                repeats=plan.repeats, threads=threads, seed=seed, off_path=config.search.off_path,
+                                precision=config.search.precision, mode_a=False, full_game=False)
+        result = evaluate(settings, progress=progress)
+        runs.append({"seed": seed, "exploitability": result["mode_b"][-1]["exploitability"],
+                     "br_values": result["mode_b"][-1]["br_values"], "seconds": result["seconds"]["mode_b"],
+                     "net_kernel": result.get("net_kernel")})
+        log.info("%s: seed %d: exploitability %.5f", cell, seed, runs[-1]["exploitability"])
+    expl = [r["exploitability"] for r in runs]
+    out = {"format": FORMAT, "cell": cell, "protocol": {"mode": "b", "depth": plan.depth, "iterations": plan.iterations,
+                                                        "repeats": plan.repeats, "solver": config.search.solver},
+           "runs": runs, "mean": statistics.mean(expl), "min": min(expl), "max": max(expl),
+           "stdev": statistics.stdev(expl) if len(expl) > 1 else 0.0}
+    _write_json(path, out)
+    return out
+
+
+def _write_json(path: Path, obj: Any) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(obj, indent=2) + "\n")
+    os.replace(tmp, path)
+
+
+# ------------------------------------------------------------------------------ references
+def references(game_key: str, plan: Plan, out: Path, threads: int, oracle: bool, progress: bool) -> Dict[str, Any]:
+    """Full-game LCFR and LFP, the zero net's search and (if asked) the oracle's, per game."""
+    from rebel.evaluate import EvalSettings, evaluate
+    from rebel.solve import solve
+    from rebel.train.config import load_train_config
+    from rebel.cli_train import _config_path
+
+    path = out / "references.json"
+    all_refs = read_json(path, "references") if path.is_file() else {"format": FORMAT, "games": {}}
+    if all_refs.get("format") != FORMAT:
+        raise Refused(f"{path}: written by another version of table2.py; move it away")
+    refs = all_refs["games"].setdefault(game_key, {})
+    config = load_train_config(_config_path(plan.games[game_key]["config"]), plan.games[game_key]["overrides"])
+    game = config.game.make()
+    params = config.game.as_dict()
+    name = params.pop("name")
+    changed = False
+    for solver in ("lcfr", "lfp"):
+        key = f"full_{solver}"
+        if key not in refs:
+            refs[key] = solve(game, solver, plan.full_iterations, off_path=config.search.off_path,
+                              progress=False).exploitability
+            changed = True
+    wanted = [("zero", "zero")] + ([("oracle", "oracle")] if oracle else [])
+    for key, net in wanted:
+        if key not in refs:
+            start = time.perf_counter()
+            settings = EvalSettings(game=name, game_params=params, net=net, solver="lcfr", depth=plan.depth,
+                                    iterations=plan.iterations, repeats=plan.repeats, threads=threads, seed=0,
+                                    off_path=config.search.off_path, mode_a=False, full_game=False)
+            refs[key] = evaluate(settings, progress=progress)["mode_b"][-1]["exploitability"]
+            refs[f"{key}_seconds"] = time.perf_counter() - start
+            changed = True
+    if changed:
+        _write_json(path, all_refs)
+    return refs
+
+
+# ---------------------------------------------------------------------------------- report
+def cell_row(cell: str, run_dir: Path, ev: Dict[str, Any]) -> Dict[str, Any]:
+    rows = read_metrics(run_dir)
+    final = next(r for r in rows if r.get("kind") == "final")
+    evals = [r for r in rows if r.get("kind") is None and "exploitability" in r]
+    eval_seconds = sum(r.get("eval_seconds", 0.0) for r in evals)
+    heldout = (final.get("evaluation") or {}).get("heldout_mae")
+    return {"cell": cell, "mean": ev["mean"], "min": ev["min"], "max": ev["max"], "stdev": ev["stdev"],
+            "seeds": [r["seed"] for r in ev["runs"]], "wall_seconds": final["wall_seconds"],
+            "train_seconds_without_evaluation": final["wall_seconds"] - eval_seconds,
+            "examples_generated": final["examples_generated"], "examples_trained": final["examples_trained"],
+            "epochs": final["epoch"], "heldout_mae": heldout,
+            "heldout_delta_mean": (final.get("evaluation") or {}).get("heldout_delta_mean")}
+
+
+def markdown(rows: Dict[str, Dict[str, Any]], refs: Dict[str, Dict[str, Any]], plan: Plan) -> str:
+    games = list(plan.games)
+    head = "| | " + " | ".join(games) + " |\n|---|" + "---|" * len(games) + "\n"
+
+    def line(label: str, values: List[str]) -> str:
+        return f"| {label} | " + " | ".join(values) + " |\n"
+
+    def ref(game: str, key: str) -> str:
+        v = refs.get(game, {}).get(key)
+        return f"{v:.4f}" if isinstance(v, float) else "not computed"
+
+    def cell(game: str, solver: str) -> str:
+        r = rows.get(f"{game}-{solver}")
+        if r is None:
+            return "not trained yet"
+        return f"**{r['mean']:.4f}** [{r['min']:.4f}, {r['max']:.4f}]"
+
+    def paper(game: str, key: str) -> str:
+        v = plan.paper.get(game, {}).get(key)
+        return f"{v:.3f}" if v is not None else "-"
+
+    text = head
+    text += line("paper: full-game linear FP", [paper(g, "full_lfp") for g in games])
+    text += line("paper: full-game linear CFR", [paper(g, "full_lcfr") for g in games])
+    text += line("paper: ReBeL with FP", [paper(g, "fp") for g in games])
+    text += line("paper: ReBeL with CFR-D", [paper(g, "cfr") for g in games])
+    text += line(f"ours: full-game linear FP ({plan.full_iterations} it.)", [ref(g, "full_lfp") for g in games])
+    text += line(f"ours: full-game linear CFR ({plan.full_iterations} it.)", [ref(g, "full_lcfr") for g in games])
+    text += line("ours: ReBeL with FP (mean [min, max] over seeds)", [cell(g, "fp") for g in games])
+    text += line("ours: ReBeL with CFR-D (mean [min, max] over seeds)", [cell(g, "cfr") for g in games])
+    text += line("exact leaf values (oracle net), same protocol", [ref(g, "oracle") for g in games])
+    text += line("zero net, same protocol", [ref(g, "zero") for g in games])
+    text += (f"\nProtocol: mode (b), depth {plan.depth}, T = {plan.iterations}, N = {plan.repeats} sampled policies, "
+             f"evaluation seeds {plan.seeds}.\n\n")
+    text += ("| cell | training wall min | of which without evaluation | examples generated | epochs | "
+             "held-out MAE | held-out mean max error |\n|---|---|---|---|---|---|---|\n")
+    for name, r in rows.items():
+        text += (f"| {name} | {r['wall_seconds'] / 60:.1f} | {r['train_seconds_without_evaluation'] / 60:.1f} | "
+                 f"{r['examples_generated']:,} | {r['epochs']} | {_fmt(r['heldout_mae'])} | "
+                 f"{_fmt(r['heldout_delta_mean'])} |\n")
+    return text
+
+
+def _fmt(v: Optional[float]) -> str:
+    return f"{v:.4f}" if isinstance(v, (int, float)) else "-"
+
+
+def plot_curves(game: str, cells: Dict[str, Path], refs: Dict[str, Any], plan: Plan, path: Path) -> bool:
+    """Exploitability against wall minutes and against examples, both solvers, reference lines."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log.warning("matplotlib is not installed: no figure for %s", game)
+        return False
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    for solver, run_dir in cells.items():
+        rows = [r for r in read_metrics(run_dir) if r.get("kind") is None and "exploitability" in r]
+        if not rows:
+            continue
+        label = {"cfr": "ReBeL CFR-D", "fp": "ReBeL FP"}[solver]
+        axes[0].plot([r["wall_seconds"] / 60 for r in rows], [r["exploitability"] for r in rows], "o-", label=label)
+        axes[1].plot([r["examples_generated"] for r in rows], [r["exploitability"] for r in rows], "o-", label=label)
+    lines = [("paper CFR-D", plan.paper.get(game, {}).get("cfr"), "C0", ":"),
+             ("paper FP", plan.paper.get(game, {}).get("fp"), "C1", ":"),
+             ("zero net", refs.get("zero"), "grey", "--"),
+             ("full-game LCFR", refs.get("full_lcfr"), "C2", "-."),
+             ("full-game LFP", refs.get("full_lfp"), "C3", "-."),
+             ("oracle net", refs.get("oracle"), "black", ":")]
+    for ax in axes:
+        for label, value, color, style in lines:
+            if value:
+                ax.axhline(value, color=color, linestyle=style, linewidth=1, label=label)
+        ax.set_yscale("log")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].set_xlabel("wall minutes (2 cores, evaluations included)")
+    axes[1].set_xlabel("examples generated")
+    axes[0].set_ylabel(f"exploitability (mode (b), N = {plan.repeats}, seed 0)")
+    axes[1].legend(fontsize=8)
+    fig.suptitle(f"Liar's Dice {game}: learning curves" if game[0].isdigit() else f"{game}: learning curves")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+# ------------------------------------------------------------------------------------ main
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cells", help="comma-separated cells, e.g. 1x5f-cfr,2x3f-fp (default: all)")
+    parser.add_argument("--force", action="append", default=[], metavar="CELL",
+                        help="retrain and re-evaluate CELL (its folder is removed first)")
+    parser.add_argument("--quick", action="store_true", help="the whole pipeline on tiny settings (1x3f and Kuhn)")
+    parser.add_argument("--out", help="results folder (default experiments/results/table2, or table2-quick)")
+    parser.add_argument("--threads", type=int, default=2, help="threads of each evaluation")
+    parser.add_argument("--oracle", default="1x4f,1x3f,kuhn",
+                        help="games whose exact-leaf (oracle) level is computed (costly on the larger games)")
+    parser.add_argument("--no-progress", dest="progress", action="store_false")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    plan = QUICK_PLAN if args.quick else FULL_PLAN
+    out = Path(args.out or ("experiments/results/table2-quick" if args.quick else "experiments/results/table2"))
+    try:
+        cells = parse_cells(args.cells, plan)
+        forced = parse_cells(",".join(args.force), plan) if args.force else []
+        out.mkdir(parents=True, exist_ok=True)
+        for cell in forced:
+            shutil.rmtree(out / cell, ignore_errors=True)
+            if cell not in cells:
+                cells.append(cell)
+        oracle_games = {g.strip() for g in args.oracle.split(",") if g.strip()}
+        rows: Dict[str, Dict[str, Any]] = {}
+        refs: Dict[str, Dict[str, Any]] = {}
+        for game in plan.games:
+            game_cells = [c for c in cells if c.rsplit("-", 1)[0] == game]
+            if not game_cells:
+                continue
+            refs[game] = references(game, plan, out, args.threads, game in oracle_games, args.progress)
+            for cell in game_cells:
+                run_dir = train(cell, plan, out, args.progress)
+                ev = evaluate_cell(cell, run_dir, plan, args.threads, args.progress)
+                rows[cell] = cell_row(cell, run_dir, ev)
+        # The summary covers every finished cell in the folder, not only this invocation's.
+        for cell in cell_names(plan):
+            if cell not in rows and (out / cell / "eval.json").is_file() and trained(out / cell):
+                rows[cell] = cell_row(cell, out / cell, evaluate_cell(cell, out / cell, plan, args.threads, False))
+        all_refs = read_json(out / "references.json", "references")["games"] if (out / "references.json").is_file() else {}
+        ordered = {c: rows[c] for c in cell_names(plan) if c in rows}
+        _write_json(out / "table2.json", {"format": FORMAT, "protocol": {"depth": plan.depth, "iterations": plan.iterations,
+                                                                         "repeats": plan.repeats, "seeds": plan.seeds},
+                                          "paper": plan.paper, "references": all_refs, "cells": ordered})
+        (out / "table2.md").write_text(markdown(ordered, all_refs, plan))
+        for game in plan.games:
+            done = {c.rsplit("-", 1)[1]: out / c for c in ordered if c.rsplit("-", 1)[0] == game}
+            if done:
+                plot_curves(game, done, all_refs.get(game, {}), plan, out / f"curves_{game}.png")
+    except Refused as e:
+        print(f"table2.py: {e}", file=sys.stderr)
+        return 2
+    except subprocess.CalledProcessError as e:
+        print(f"table2.py: training stopped ({' '.join(e.cmd[3:])} exited {e.returncode}); run again to resume",
+              file=sys.stderr)
+        return 1
+    print((out / "table2.md").read_text())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

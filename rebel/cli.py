@@ -11,11 +11,12 @@ and exit with status 2, without a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
 import sys
 from collections.abc import Sequence
-from typing import Optional
+from typing import Any, ContextManager, Optional
 
 from rebel.cli_common import EXIT_USAGE, CliParser, UsageError
 
@@ -50,13 +51,31 @@ def _configure_logging(verbosity: int) -> None:
     logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
 
 
+def _log_through_progress_bars() -> ContextManager[Any]:
+    """On a terminal, log records go through tqdm while a bar is shown, so that a log line
+    never lands in the middle of a half-drawn bar; off a terminal there are no bars."""
+    if not _isatty(sys.stderr):
+        return contextlib.nullcontext()
+    from tqdm.contrib.logging import logging_redirect_tqdm
+
+    return logging_redirect_tqdm()
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Runs the CLI; returns the process exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)  # argparse itself exits with status 2 on bad flags
     _configure_logging(args.verbose + args.sub_verbose)
     try:
-        return int(args.handler(args) or 0)
+        with _log_through_progress_bars():
+            return int(args.handler(args) or 0)
     except UsageError as e:
         print(f"rebel {args.command}: error: {e}", file=sys.stderr)
         return EXIT_USAGE

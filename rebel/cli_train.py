@@ -88,14 +88,18 @@ def run(args: argparse.Namespace) -> int:
             config.run.name = name
             run_dir = None
         text = to_yaml(config)
-        if not args.json:
-            print(text.rstrip(), file=sys.stderr)
         if run_dir is None:
             run_dir = RunDirectory.create(Path(config.run.dir) / config.run.name, text)
         else:
             from rebel.policy_io import atomic_write_bytes
 
             atomic_write_bytes(run_dir.file(RunDirectory.CONFIG), text.encode())
+        if not args.json:
+            # The resolved config is in the run directory; -v prints it here too.
+            if args.verbose + args.sub_verbose > 0:
+                print(text.rstrip(), file=sys.stderr)
+            print(f"rebel train: run {run_dir.path} (resolved config: {run_dir.file(RunDirectory.CONFIG)})",
+                  file=sys.stderr)
         training = Training(config, run_dir, show_progress=None if args.progress else False)
         if args.resume:
             training.restore()

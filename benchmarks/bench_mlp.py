@@ -15,6 +15,7 @@ Prints JSON and optionally writes it to ``--out``.
 from __future__ import annotations
 
 import argparse
+import copy
 import statistics
 import sys
 import time
@@ -96,9 +97,7 @@ def main(argv: List[str] | None = None) -> int:
     torch.manual_seed(args.seed)
     game = rebel.make_game("liars_dice", {"num_dice": args.num_dice, "num_faces": args.num_faces})
     model = ValueMLP.for_game(game, hidden=args.hidden, layers=args.layers).eval()
-    model_bf16 = ValueMLP.for_game(game, hidden=args.hidden, layers=args.layers).eval()
-    model_bf16.load_state_dict(model.state_dict())
-    model_bf16 = model_bf16.to(torch.bfloat16)
+    model_bf16 = copy.deepcopy(model).to(torch.bfloat16)  # torch's own bf16 path, same weights
     nets = {"native_fp32": to_native(model, game, precision="fp32")}
     if _core.mlp_supported_bf16_isas():
         nets["native_bf16"] = to_native(model, game, precision="bf16")

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "nets/cpu_features.h"
+#include "nets/gemm_bf16.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #include <immintrin.h>
@@ -82,22 +83,11 @@ __attribute__((target("avx512f,avx512bf16"), noinline)) double dpbf16(long reps)
   return _mm512_reduce_add_ps(s);
 }
 
-struct alignas(64) TileConfig {
-  uint8_t palette_id, start_row, reserved[14];
-  uint16_t colsb[16];
-  uint8_t rows[16];
-};
-
+// The tiles are configured as the AMX kernel configures them (16 rows of 64 bytes each).
 __attribute__((target("amx-tile,amx-bf16"), noinline)) double amx(long reps) {
-  TileConfig cfg{};
-  cfg.palette_id = 1;
-  for (int t = 0; t < 8; ++t) {
-    cfg.colsb[t] = 64;
-    cfg.rows[t] = 16;
-  }
-  alignas(64) static uint16_t ones[16 * 32];
-  for (uint16_t& v : ones) v = 0x3f80;
-  _tile_loadconfig(&cfg);
+  const Bf16Scope scope(bf16_kernel("amx"));
+  alignas(64) uint16_t ones[16 * 32];
+  for (uint16_t& v : ones) v = 0x3f80;  // bf16 1.0
   _tile_zero(0);
   _tile_zero(1);
   _tile_zero(2);
@@ -114,7 +104,6 @@ __attribute__((target("amx-tile,amx-bf16"), noinline)) double amx(long reps) {
   }
   alignas(64) float out[16 * 16];
   _tile_stored(0, out, 64);
-  _tile_release();
   return out[0];
 }
 

@@ -217,7 +217,22 @@ void bind_search(py::module_& m) {
             });
         return evaluation_to_dict(result, s.full_tree().size(), s.game().num_hands());
       }, py::arg("num_policies"), py::arg("threads") = 1, py::arg("seed") = 0, py::arg("progress") = py::none(),
-         "Mode (b) evaluated exactly: exploitability of the reach-weighted average of 1, 2, 4, ..., N sampled policies.");
+         "Mode (b) evaluated exactly: exploitability of the reach-weighted average of 1, 2, 4, ..., N sampled policies.")
+      .def("sampled_sum", [](const TestTimeSearch& s, int begin, int end, int threads, uint64_t seed,
+                             const py::object& progress) {
+        if (begin < 0 || end < begin) throw py::value_error("need 0 <= begin <= end");
+        if (threads < 1) throw py::value_error("threads must be >= 1");
+        std::vector<double> sum;
+        std::atomic<long> done{0};
+        run_cancellable(
+            [&](std::atomic<bool>* cancel) { sum = sampled_contribution_sum(s, begin, end, threads, seed, cancel, &done); },
+            [&] {
+              if (!progress.is_none()) progress(done.load());
+            });
+        return to_array_2d(sum, s.full_tree().size(), s.game().num_hands());
+      }, py::arg("begin"), py::arg("end"), py::arg("threads") = 1, py::arg("seed") = 0, py::arg("progress") = py::none(),
+         "The reach-weighted sum of mode-(b) samples begin..end-1 (the samples evaluate_sampled draws with this\n"
+         "seed), for splitting an evaluation across processes; evaluate_mixture_sum evaluates a sum over [0, n).");
 
   py::class_<Pbs>(m, "Pbs", "Public belief state: a public history plus both players' beliefs (normalised).")
       .def(py::init([](const std::shared_ptr<Game>& game, const History& history, const py::object& beliefs0,

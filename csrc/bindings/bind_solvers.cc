@@ -12,6 +12,7 @@
 #include "core/solver.h"
 #include "core/tree_ops.h"
 #include "core/value_net.h"
+#include "search/test_time_search.h"
 
 namespace rebel_bindings {
 
@@ -139,6 +140,24 @@ void bind_solvers(py::module_& m) {
     return d;
   }, py::arg("game"), py::arg("tree"), py::arg("policy"),
      "Exact exploitability (BR_0 + BR_1) / 2, the best-response values and player 0's expected value.");
+
+  m.def("evaluate_mixture_sum", [](const std::shared_ptr<Game>& game, const PublicTree& tree, const py::object& sum) {
+    const Game& g = require(game, "game");
+    require_full_game_tree(tree);
+    std::vector<double> s = to_double_vector(sum, {tree.size(), g.num_hands()}, "sum");
+    MixtureEvaluation e;
+    {
+      py::gil_scoped_release release;
+      e = evaluate_mixture_sum(g, tree, s);
+    }
+    py::dict d;
+    d["exploitability"] = e.exploitability;
+    d["br_values"] = py::make_tuple(e.br_values[0], e.br_values[1]);
+    d["average_policy"] = to_array_2d(e.policy, tree.size(), g.num_hands());
+    return d;
+  }, py::arg("game"), py::arg("tree"), py::arg("sum"),
+     "The average of the policies whose reach-weighted sum is `sum` (TestTimeSearch.sampled_sum, or sums of\n"
+     "consecutive ranges) and its exact exploitability.");
 
   m.def("best_response", [](const std::shared_ptr<Game>& game, const PublicTree& tree, const py::object& policy, int player) {
     require_full_game_tree(tree);

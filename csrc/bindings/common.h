@@ -41,6 +41,15 @@ inline void check_shape(const py::array& a, const std::vector<py::ssize_t>& shap
   }
 }
 
+// True if `a` holds `want`'s type in native byte order. Not an identity test of the dtype
+// objects: an array that went through pickle (Ray's object store) has an equal dtype
+// that is another object.
+inline bool same_dtype(const py::array& a, const py::dtype& want) {
+  const py::dtype have = a.dtype();
+  if (have.is(want)) return true;
+  return have.num() == want.num() && have.attr("isnative").cast<bool>();
+}
+
 // Accepts a float64 array of exactly the given shape (-1 = any) and copies it.
 inline std::vector<double> to_double_vector(const py::handle& obj, const std::vector<py::ssize_t>& shape,
                                             const std::string& what) {
@@ -55,7 +64,7 @@ inline std::vector<double> to_double_vector(const py::handle& obj, const std::ve
     return to_double_vector(converted, shape, what);
   }
   py::array a = py::reinterpret_borrow<py::array>(obj);
-  if (!a.dtype().is(py::dtype::of<double>())) {
+  if (!same_dtype(a, py::dtype::of<double>())) {
     throw py::type_error(what + " must have dtype float64, got " + std::string(py::str(a.dtype())));
   }
   check_shape(a, shape, what);
@@ -73,7 +82,7 @@ inline py::array_t<float, py::array::c_style> require_float32_array(const py::ha
                          std::string(py::str(py::type::of(obj).attr("__name__"))));
   }
   py::array a = py::reinterpret_borrow<py::array>(obj);
-  if (!a.dtype().is(py::dtype::of<float>())) {
+  if (!same_dtype(a, py::dtype::of<float>())) {
     throw py::type_error(what + " must have dtype float32, got " + std::string(py::str(a.dtype())));
   }
   check_shape(a, shape, what);

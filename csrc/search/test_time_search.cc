@@ -2,9 +2,11 @@
 
 #include <condition_variable>
 #include <exception>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <random>
+#include <string>
 #include <thread>
 
 #include "core/best_response.h"
@@ -189,9 +191,18 @@ std::vector<double> reach_weighted(const Game& game, const PublicTree& tree, con
 
 }  // namespace
 
-SampledEvaluation evaluate_sampled(const TestTimeSearch& search, int num_policies, int threads, uint64_t seed,
-                                   const CancelFlag* cancel, std::atomic<long>* progress) {
-  if (num_policies < 1) throw std::invalid_argument("num_policies must be >= 1, got " + std::to_string(num_policies));
+namespace {
+
+// Computes the reach-weighted contributions of samples k in [begin, end) on `threads`
+// threads and hands them to `merge(k, contribution)` in the order k = begin, begin + 1, ...
+// (on the calling thread), so that sums and their rounding do not depend on timing.
+void for_each_sample_in_order(const TestTimeSearch& search, int begin, int end, int threads, uint64_t seed,
+                              const CancelFlag* cancel, std::atomic<long>* progress,
+                              const std::function<void(int, const std::vector<double>&)>& merge) {
+  if (begin < 0 || end < begin) {
+    throw std::invalid_argument("sample range must satisfy 0 <= begin <= end, got [" + std::to_string(begin) + ", " +
+                                std::to_string(end) + ")");
+  }
   if (threads < 1) throw std::invalid_argument("threads must be >= 1, got " + std::to_string(threads));
   const Game& game = search.game();
   const PublicTree& tree = search.full_tree();
@@ -200,8 +211,8 @@ SampledEvaluation evaluate_sampled(const TestTimeSearch& search, int num_policie
   std::mutex mutex;
   std::condition_variable cv;
   std::map<int, std::vector<double>> ready;
-  std::atomic<int> next_sample{0};
-  int merged = 0;
+  std::atomic<int> next_sample{begin};
+  int merged = begin;
   std::atomic<bool> stop{false};
   std::exception_ptr error;
 
@@ -210,7 +221,7 @@ SampledEvaluation evaluate_sampled(const TestTimeSearch& search, int num_policie
     try {
       for (;;) {
         const int k = next_sample.fetch_add(1);
-        if (k >= num_policies) return;
+        if (k >= end) return;
         {
           std::unique_lock<std::mutex> lock(mutex);
           cv.wait(lock, [&] { return k < merged + window || stopped(); });
@@ -233,11 +244,8 @@ SampledEvaluation evaluate_sampled(const TestTimeSearch& search, int num_policie
   std::vector<std::thread> pool;
   for (int i = 0; i < threads; ++i) pool.emplace_back(worker);
 
-  SampledEvaluation result;
-  std::vector<double> sum(static_cast<size_t>(tree.size()) * game.num_hands(), 0.0);
-  std::vector<double> averaged;
   try {
-    while (merged < num_policies) {
+    while (merged < end) {
       std::vector<double> contribution;
       {
         std::unique_lock<std::mutex> lock(mutex);
@@ -246,21 +254,13 @@ SampledEvaluation evaluate_sampled(const TestTimeSearch& search, int num_policie
         contribution = std::move(ready[merged]);
         ready.erase(merged);
       }
-      for (size_t i = 0; i < sum.size(); ++i) sum[i] += contribution[i];
+      merge(merged, contribution);
       {
         std::lock_guard<std::mutex> lock(mutex);
         ++merged;
       }
       cv.notify_all();
       if (progress) progress->fetch_add(1);
-      const bool power_of_two = (merged & (merged - 1)) == 0;
-      if (power_of_two || merged == num_policies) {
-        normalize_policy(tree, game.num_hands(), sum, &averaged);
-        const ExploitabilityReport report = exploitability(game, tree, averaged);
-        result.num_policies.push_back(merged);
-        result.exploitability.push_back(report.exploitability);
-        result.br_values.push_back(report.br_values);
-      }
     }
   } catch (...) {
     stop = true;
@@ -273,8 +273,57 @@ SampledEvaluation evaluate_sampled(const TestTimeSearch& search, int num_policie
   for (auto& th : pool) th.join();
   if (error) std::rethrow_exception(error);
   if (cancel && cancel->load()) throw Cancelled();
-  result.average_policy = std::move(averaged);
+}
+
+void add_into(std::vector<double>* sum, const std::vector<double>& contribution) {
+  for (size_t i = 0; i < sum->size(); ++i) (*sum)[i] += contribution[i];
+}
+
+}  // namespace
+
+MixtureEvaluation evaluate_mixture_sum(const Game& game, const PublicTree& tree, const std::vector<double>& sum) {
+  if (sum.size() != static_cast<size_t>(tree.size()) * game.num_hands()) {
+    throw std::invalid_argument("a mixture sum needs " + std::to_string(tree.size()) + " x " +
+                                std::to_string(game.num_hands()) + " entries, got " + std::to_string(sum.size()));
+  }
+  MixtureEvaluation out;
+  normalize_policy(tree, game.num_hands(), sum, &out.policy);
+  const ExploitabilityReport report = exploitability(game, tree, out.policy);
+  out.exploitability = report.exploitability;
+  out.br_values = report.br_values;
+  return out;
+}
+
+SampledEvaluation evaluate_sampled(const TestTimeSearch& search, int num_policies, int threads, uint64_t seed,
+                                   const CancelFlag* cancel, std::atomic<long>* progress) {
+  if (num_policies < 1) throw std::invalid_argument("num_policies must be >= 1, got " + std::to_string(num_policies));
+  const Game& game = search.game();
+  const PublicTree& tree = search.full_tree();
+  SampledEvaluation result;
+  std::vector<double> sum(static_cast<size_t>(tree.size()) * game.num_hands(), 0.0);
+  MixtureEvaluation last;
+  for_each_sample_in_order(search, 0, num_policies, threads, seed, cancel, progress,
+                           [&](int k, const std::vector<double>& contribution) {
+                             add_into(&sum, contribution);
+                             const int merged = k + 1;
+                             const bool power_of_two = (merged & (merged - 1)) == 0;
+                             if (power_of_two || merged == num_policies) {
+                               last = evaluate_mixture_sum(game, tree, sum);
+                               result.num_policies.push_back(merged);
+                               result.exploitability.push_back(last.exploitability);
+                               result.br_values.push_back(last.br_values);
+                             }
+                           });
+  result.average_policy = std::move(last.policy);
   return result;
+}
+
+std::vector<double> sampled_contribution_sum(const TestTimeSearch& search, int begin, int end, int threads,
+                                             uint64_t seed, const CancelFlag* cancel, std::atomic<long>* progress) {
+  std::vector<double> sum(static_cast<size_t>(search.full_tree().size()) * search.game().num_hands(), 0.0);
+  for_each_sample_in_order(search, begin, end, threads, seed, cancel, progress,
+                           [&](int, const std::vector<double>& contribution) { add_into(&sum, contribution); });
+  return sum;
 }
 
 }  // namespace rebel

@@ -111,6 +111,22 @@ SampledEvaluation evaluate_sampled(const TestTimeSearch& search, int num_policie
                                    uint64_t seed, const CancelFlag* cancel = nullptr,
                                    std::atomic<long>* progress = nullptr);
 
+// The reach-weighted sum of samples k in [begin, end) (each sample as in evaluate_sampled,
+// added in the order k); evaluate_mixture_sum turns a sum over k in [0, n) into the average
+// of those n policies and its exact exploitability. Splitting [0, N) into ranges, summing
+// the ranges in order and evaluating gives evaluate_sampled's numbers up to rounding (what
+// a distributed evaluation does).
+std::vector<double> sampled_contribution_sum(const TestTimeSearch& search, int begin, int end, int threads,
+                                             uint64_t seed, const CancelFlag* cancel = nullptr,
+                                             std::atomic<long>* progress = nullptr);
+
+struct MixtureEvaluation {
+  std::vector<double> policy;  // the normalised (behavioural) average
+  double exploitability = 0.0;
+  std::array<double, 2> br_values{};
+};
+MixtureEvaluation evaluate_mixture_sum(const Game& game, const PublicTree& tree, const std::vector<double>& sum);
+
 // The half-step count at which a search stops, from uniform01 in [0, 1): an even i < T
 // (after i half-steps each player has made i/2 updates), with weight i/2 + 1 (`linear`,
 // the paper's) or uniformly.

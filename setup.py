@@ -120,7 +120,9 @@ setup(
     python_requires=">=3.9",
     install_requires=["numpy", "omegaconf", "tqdm"],
     extras_require={"train": ["torch", "tensorboard"], "plots": ["matplotlib"], "test": ["pytest", "hypothesis"],
-                    "openspiel": ["open_spiel>=2.0.2"]},
+                    "openspiel": ["open_spiel>=2.0.2"],
+                    # distributed self-play and evaluation (selfplay.backend=ray, rebel eval --backend ray)
+                    "ray": ["ray>=2.40"]},
     license="MIT",
     license_files=["LICENSE"],
     entry_points={"console_scripts": ["rebel=rebel.cli:main"]},

@@ -14,6 +14,7 @@ from rebel.cli_common import (EXIT_OUTPUT, INT32_MAX, MAX_THREADS, UsageError, a
                               default_help, full_tree, int_arg, print_json, save_policy_or_keep)
 from rebel.eval_config import ConfigError, EvalConfig, load_eval_config
 from rebel.evaluate import LEAF_ERROR_KINDS, EvalSettings, evaluate, mode_b_table, public_view
+from rebel.evaluate import BACKENDS
 from rebel.precision import PRECISIONS, check_precision
 from rebel.solve import OFF_PATH_HELP, OFF_PATH_MODES, SOLVER_HELP, SOLVERS
 
@@ -85,6 +86,17 @@ def register(subparsers: Any) -> None:
         "AMX-BF16 or AVX512_BF16); auto (bf16 where it is faster on this CPU)", "search.precision", DEFAULTS))
     s.add_argument("--no-mode-a", dest="mode_a", action="store_false", default=None,
                    help=default_help("skip mode (a)", "search.mode_a", DEFAULTS))
+    r = p.add_argument_group("distributed mode (b) (optional extra: pip install '.[ray]'; docs/distributed.md)")
+    r.add_argument("--backend", choices=BACKENDS, help=default_help(
+        "threads (this process) or ray (mode (b)'s sampled policies split across Ray actors; same result)",
+        "search.backend", DEFAULTS))
+    r.add_argument("--ray-address", metavar="ADDR", help=default_help(
+        "'' starts a local Ray, 'auto' joins this machine's cluster, or host:port / ray://host:port",
+        "ray.address", DEFAULTS))
+    r.add_argument("--ray-workers", type=int_arg, metavar="N", help=default_help(
+        "Ray actors, each with --threads threads", "ray.workers", DEFAULTS))
+    r.add_argument("--ray-num-cpus", type=int_arg, metavar="N", help=default_help(
+        "CPUs of a local Ray (default: this machine's)", "ray.num_cpus", DEFAULTS))
     add_output_args(p, DEFAULTS, "the mode-(b) averaged policy")
     p.set_defaults(handler=run)
 
@@ -97,10 +109,11 @@ def _flags(args: argparse.Namespace) -> Dict[str, Any]:
               "oracle_iterations": args.oracle_iters, "oracle_solver": args.oracle_solver,
               "oracle_values": args.oracle_values, "off_path": args.off_path, "mode_a": args.mode_a,
               "leaf_error": args.leaf_error, "leaf_error_kind": args.leaf_error_kind,
-              "leaf_error_seed": args.leaf_error_seed, "precision": args.precision}
+              "leaf_error_seed": args.leaf_error_seed, "precision": args.precision, "backend": args.backend}
     output = {"json": args.json, "policy_out": args.policy_out, "progress": args.progress}
+    ray = {"address": args.ray_address, "workers": args.ray_workers, "num_cpus": args.ray_num_cpus}
     layer = {name: {k: v for k, v in section.items() if v is not None}
-             for name, section in (("game", game), ("search", search), ("output", output))}
+             for name, section in (("game", game), ("search", search), ("output", output), ("ray", ray))}
     return {k: v for k, v in layer.items() if v}
 
 
@@ -130,6 +143,10 @@ def _config(args: argparse.Namespace) -> EvalConfig:
             check_precision(s.precision)
         except ValueError as e:
             raise UsageError(f"{e} (--precision / search.precision)") from None
+    check_choice(args, "--backend", "search.backend", s.backend, BACKENDS)
+    check_range(args, "--ray-workers", "ray.workers", cfg.ray.workers, 1, 4096)
+    if cfg.ray.num_cpus is not None:
+        check_range(args, "--ray-num-cpus", "ray.num_cpus", cfg.ray.num_cpus, 1, INT32_MAX)
     check_nonnegative_float(args, "--leaf-error", "search.leaf_error", s.leaf_error)
     check_range(args, "--leaf-error-seed", "search.leaf_error_seed", s.leaf_error_seed, 0, UINT64_MAX)
     if s.net not in ("zero", "oracle") and not os.path.isfile(s.net):
@@ -147,7 +164,8 @@ def _settings(cfg: EvalConfig) -> EvalSettings:
         iterations=s.iterations, repeats=s.repeats, threads=s.threads, seed=s.seed,
         oracle_iterations=s.oracle_iterations, oracle_solver=s.oracle_solver, oracle_values=s.oracle_values,
         mode_a=s.mode_a, off_path=s.off_path, leaf_error=s.leaf_error, leaf_error_kind=s.leaf_error_kind,
-        leaf_error_seed=s.leaf_error_seed, precision=s.precision,
+        leaf_error_seed=s.leaf_error_seed, precision=s.precision, backend=s.backend,
+        ray_address=cfg.ray.address, ray_workers=cfg.ray.workers, ray_num_cpus=cfg.ray.num_cpus,
     )
 
 
@@ -157,10 +175,16 @@ def run(args: argparse.Namespace) -> int:
     settings = _settings(cfg)
     full_tree(cfg.game.make())  # refuses games too large for memory, before any work
     policy_out = cfg.output.policy_out
+    from rebel.ray_cluster import RayUnavailable, connect, disconnect
+
     try:
+        if settings.backend == "ray":  # before any work: Ray missing, unreachable or too small
+            connect(settings.ray_address, settings.ray_num_cpus, needed_cpus=settings.ray_workers * settings.threads)
         result = evaluate(settings, progress=cfg.output.progress)
-    except ValueError as e:  # e.g. a weights file that does not fit the game
+    except (ValueError, RayUnavailable) as e:  # e.g. a weights file that does not fit the game
         raise UsageError(str(e)) from None
+    finally:
+        disconnect()
     error = None
     if policy_out:
         error = save_policy_or_keep("--policy-out", policy_out, result["_game"], result["_mode_b_policy"],
@@ -196,6 +220,9 @@ def _print_report(summary: Dict[str, Any]) -> None:
         print(f"full-game {solver:<6}exploitability {summary['full_game']['exploitability']:.6f}")
     if "mode_a" in summary:
         print(f"mode (a)        exploitability {summary['mode_a']['exploitability']:.6f}  (average policies)")
+    if "ray" in summary:
+        print(f"mode (b) on     Ray, {summary['ray']['workers']} actors x {summary['threads']} threads "
+              f"(address {summary['ray']['address'] or 'local'})")
     print("mode (b)        exploitability of the average of N sampled policies:")
     for line in mode_b_table(summary):
         print(line)

@@ -13,7 +13,10 @@ from rebel.cli_common import UsageError, add_subcommand, print_json
 log = logging.getLogger(__name__)
 
 #: Keys that may change when a run is resumed (everything else would change the run itself).
-RESUME_OVERRIDABLE = ("run.epochs", "run.max_minutes", "run.checkpoint_every", "run.progress")
+RESUME_OVERRIDABLE = ("run.epochs", "run.max_minutes", "run.checkpoint_every", "run.progress",
+                      # where the work runs (the loop count, ray.workers x selfplay.threads with Ray, must stay)
+                      "selfplay.backend", "selfplay.threads", "evaluation.backend", "evaluation.threads",
+                      "ray.address", "ray.workers", "ray.num_cpus", "ray.max_restarts")
 
 
 DESCRIPTION = """\
@@ -65,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
     from rebel.train.checkpoint import CheckpointError
     from rebel.train.config import ConfigError, from_yaml_text, load_train_config, to_yaml
     from rebel.train.rundir import RunDirectory, RunDirError
+    from rebel.ray_cluster import RayUnavailable, disconnect
     from rebel.train.run import Training, TrainingInterrupted
 
     logging.getLogger("rebel.train").setLevel(min(logging.INFO, logging.getLogger().level or logging.INFO))
@@ -88,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
             config.run.name = name
             run_dir = None
         text = to_yaml(config)
+        _connect_ray(config)  # before the run directory exists: Ray missing, unreachable or too small
         if run_dir is None:
             run_dir = RunDirectory.create(Path(config.run.dir) / config.run.name, text)
         else:
@@ -104,16 +109,28 @@ def run(args: argparse.Namespace) -> int:
         if args.resume:
             training.restore()
         summary = training.run()
-    except (ConfigError, RunDirError, CheckpointError) as e:
+    except (ConfigError, RunDirError, CheckpointError, RayUnavailable) as e:
         raise UsageError(str(e)) from None
     except TrainingInterrupted as e:
         print(f"rebel train: {e}", file=sys.stderr)
         return 130
+    finally:
+        disconnect()
     if args.json:
         print_json(summary)
     else:
         _print_summary(summary, config)
     return 0
+
+
+def _connect_ray(config: Any) -> None:
+    """Connects to Ray when the config asks for it (RayUnavailable otherwise)."""
+    from rebel.ray_cluster import connect
+    from rebel.train.config import ray_cpus_needed
+
+    needed = ray_cpus_needed(config)
+    if needed:
+        connect(config.ray.address, config.ray.num_cpus, needed_cpus=needed)
 
 
 def _print_summary(summary: dict[str, Any], config: Any) -> None:

@@ -5,8 +5,8 @@ mechanism ``rebel solve`` and ``rebel train`` use).
 Sections: ``game`` (as everywhere), ``search`` (the keys of
 :class:`rebel.evaluate.EvalSettings`: net, solver, depth, iterations, repeats, threads,
 seed, oracle_iterations, oracle_solver, oracle_values, off_path, leaf_error, leaf_error_kind,
-leaf_error_seed, precision, mode_a) and ``output``
-(json, policy_out, progress).
+leaf_error_seed, precision, mode_a, backend), ``ray`` (address, workers, num_cpus: with
+``search.backend=ray``) and ``output`` (json, policy_out, progress).
 """
 from __future__ import annotations
 
@@ -40,6 +40,14 @@ class EvalSearchSection:
     leaf_error_seed: int = 0
     precision: str = DEFAULT_PRECISION       # an MLP net's kernels: fp32, bf16 or auto
     mode_a: bool = True
+    backend: str = "threads"                 # mode (b) on this machine's threads, or ray (see the ray section)
+
+
+@dataclass
+class EvalRaySection:
+    address: str = ""                        # "": a local Ray; "auto": this machine's cluster; "host:port"
+    workers: int = 1                         # actors, each with search.threads threads
+    num_cpus: Optional[int] = None           # CPUs of a local Ray (default: this machine's)
 
 
 @dataclass
@@ -47,6 +55,7 @@ class EvalConfig:
     game: GameSection = field(default_factory=GameSection)
     search: EvalSearchSection = field(default_factory=EvalSearchSection)
     output: OutputSection = field(default_factory=OutputSection)
+    ray: EvalRaySection = field(default_factory=EvalRaySection)
 
 
 def load_eval_config(config_file: Optional[str] = None, overrides: Sequence[str] = (),

@@ -48,9 +48,14 @@ class EvalSettings:
     precision: str = DEFAULT_PRECISION  # of an MLP net: fp32, bf16 or auto (rebel.precision.PRECISIONS)
     mode_a: bool = True
     full_game: bool = True
+    backend: str = "threads"  # mode (b) on this machine's threads, or "ray": split across Ray actors
+    ray_address: str = ""  # "" starts a local Ray; see rebel.ray_cluster.connect
+    ray_workers: int = 1  # actors of mode (b) with backend "ray", `threads` threads each
+    ray_num_cpus: Optional[int] = None  # CPUs of a local Ray (default: this machine's)
 
 
 LEAF_ERROR_KINDS = ("random", "bias", "noise")
+BACKENDS = ("threads", "ray")
 
 
 def _with_leaf_error(game: _core.Game, net: _core.ValueNet, settings: EvalSettings) -> _core.ValueNet:
@@ -60,7 +65,9 @@ def _with_leaf_error(game: _core.Game, net: _core.ValueNet, settings: EvalSettin
     return net
 
 
-def _base_value_net(game: _core.Game, settings: EvalSettings) -> _core.ValueNet:
+def _base_value_net(game: _core.Game, settings: EvalSettings, weights: Optional[bytes] = None) -> _core.ValueNet:
+    if weights is not None:  # the bytes of settings.net, read elsewhere (a Ray actor on another machine)
+        return _core.MlpValueNet(game, weights, precision=settings.precision)
     if settings.net == "zero":
         return _core.ZeroNet(game)
     if settings.net == "oracle":
@@ -71,6 +78,13 @@ def _base_value_net(game: _core.Game, settings: EvalSettings) -> _core.ValueNet:
         raise ValueError(f"--net must be 'zero', 'oracle' or a weights file; {settings.net!r} is not a file")
     # Exported MLP weights (docs/weights_format.md); the file is validated on load.
     return _core.MlpValueNet(game, settings.net, precision=settings.precision)
+
+
+def search_for(game: _core.Game, settings: EvalSettings, weights: Optional[bytes] = None) -> _core.TestTimeSearch:
+    """The test-time search ``settings`` describe (``weights``: the net file's bytes, if read already)."""
+    net = _with_leaf_error(game, _base_value_net(game, settings, weights), settings)
+    return _core.TestTimeSearch(game, net, settings.solver, settings.depth, settings.iterations,
+                                off_path=settings.off_path)
 
 
 def _check(settings: EvalSettings) -> None:
@@ -85,6 +99,10 @@ def _check(settings: EvalSettings) -> None:
     check_off_path(settings.off_path)
     check_precision(settings.precision)
     check_leaf_error(settings.leaf_error, settings.leaf_error_kind, settings.leaf_error_seed)
+    if settings.backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {settings.backend!r}")
+    if settings.ray_workers < 1:
+        raise ValueError(f"ray_workers must be >= 1, got {settings.ray_workers}")
 
 
 def check_leaf_error(delta: float, kind: str, seed: int) -> None:
@@ -183,8 +201,12 @@ def evaluate(
     start = time.perf_counter()
     bar, callback = reporter("mode_b", "mode (b) sampled policies", settings.repeats, "policies")
     with bar:
-        sampled = search.evaluate_sampled(settings.repeats, threads=settings.threads, seed=settings.seed,
-                                          progress=callback)
+        if settings.backend == "ray":
+            sampled = _mode_b_on_ray(game, settings, callback)
+            result["ray"] = {"address": settings.ray_address, "workers": settings.ray_workers}
+        else:
+            sampled = search.evaluate_sampled(settings.repeats, threads=settings.threads, seed=settings.seed,
+                                              progress=callback)
         _finish(callback, settings.repeats)
     seconds["mode_b"] = time.perf_counter() - start
     result["mode_b"] = [
@@ -198,6 +220,29 @@ def evaluate(
     result["_full_tree"] = search.full_tree
     result["_game"] = game
     return result
+
+
+def _mode_b_on_ray(game: _core.Game, settings: EvalSettings,
+                   progress: Optional[Callable[[int], None]]) -> Dict[str, Any]:
+    """Mode (b) split across ``settings.ray_workers`` Ray actors (rebel.ray_eval)."""
+    from rebel.ray_cluster import connect
+    from rebel.ray_eval import evaluate_sampled_ray, start_workers
+
+    connect(settings.ray_address, settings.ray_num_cpus, needed_cpus=settings.ray_workers * settings.threads)
+    weights = None
+    if settings.net not in ("zero", "oracle"):
+        with open(settings.net, "rb") as f:
+            weights = f.read()
+    actors = start_workers(settings.game, settings.game_params, {}, settings.precision, settings.ray_workers,
+                           settings.threads, max_restarts=3)
+    try:
+        return evaluate_sampled_ray(game, settings, weights, actors, settings.repeats, settings.threads,
+                                    settings.seed, progress)
+    finally:
+        import ray
+
+        for actor in actors:
+            ray.kill(actor)
 
 
 def _finish(callback: Optional[Callable[[int], None]], total: int) -> None:

@@ -4,9 +4,10 @@
 # Ubuntu 24.04: no pip needed, PEP 668 respected: nothing is installed into the system
 # interpreter). Safe to run again: a second run with no source change takes seconds.
 #
-#   bash scripts/install.sh [--openspiel]
+#   bash scripts/install.sh [--openspiel] [--ray]
 #
 #   --openspiel        also install the optional OpenSpiel extra (pip install .[openspiel])
+#   --ray              also install the optional Ray extra (pip install .[ray]: distributed self-play)
 #   PYTHON=/path/py    the interpreter the venv is created from (default: python3)
 #   REBEL_VENV=DIR     where the venv lives (default: .venv in the repository)
 #
@@ -21,7 +22,8 @@ EXTRAS=()
 for arg in "$@"; do
   case "$arg" in
     --openspiel) EXTRAS+=(openspiel) ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --ray) EXTRAS+=(ray) ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -37,6 +39,7 @@ PACKAGES=(
   matplotlib                          # the plots of experiments/
 )
 EXTRA_PACKAGES_openspiel=("open_spiel==2.0.2")
+EXTRA_PACKAGES_ray=("ray==2.60.0")
 
 step() { echo "install.sh: $*"; }
 

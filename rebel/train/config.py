@@ -19,7 +19,8 @@ from rebel.games import Game
 from rebel.precision import DEFAULT_PRECISION, PRECISIONS, check_precision
 from rebel.solve import OFF_PATH_MODES, SOLVERS
 
-__all__ = ["ConfigError", "TrainConfig", "load_train_config", "valid_keys", "game_of", "to_yaml", "from_yaml_text"]
+__all__ = ["ConfigError", "TrainConfig", "load_train_config", "valid_keys", "game_of", "to_yaml", "from_yaml_text",
+           "ray_cpus_needed"]
 
 SEARCH_SOLVERS = SOLVERS  # the same names, and algorithms, as `rebel solve` and `rebel eval`
 
@@ -35,10 +36,22 @@ class SearchSection:
     precision: str = DEFAULT_PRECISION  # the native net's arithmetic: fp32, bf16 or auto (self-play and evaluation)
 
 
+BACKENDS = ("threads", "ray")
+
+
 @dataclass
 class SelfPlaySection:
-    threads: int = 2                 # self-play loops, each in its own thread
+    threads: int = 2                 # self-play loops, each in its own thread (with ray: per actor)
     seed: int = 0                    # seeds every generator of the run
+    backend: str = "threads"         # threads (this process) or ray (actors; see the ray section, docs/distributed.md)
+
+
+@dataclass
+class RaySection:
+    address: str = ""                # "": start a local Ray; "auto": join this machine's cluster; "host:port", "ray://host:port"
+    num_cpus: Optional[int] = None   # CPUs of a local Ray (default: this machine's)
+    workers: int = 1                 # actors (self-play: selfplay.threads loops each; evaluation: evaluation.threads)
+    max_restarts: int = 3            # times Ray restarts a dead actor (its unfinished work is redone exactly)
 
 
 @dataclass
@@ -86,6 +99,7 @@ class EvaluationSection:
     heldout_seed: int = 12345
     final: bool = True               # evaluate once more at the end of the run
     references: bool = True          # zero net and full-game solver, once per run
+    backend: str = "threads"         # threads, or ray: mode (b)'s sampled policies split across the ray section's actors
 
 
 @dataclass
@@ -98,6 +112,7 @@ class TrainConfig:
     trainer: TrainerSection = field(default_factory=TrainerSection)
     run: RunSection = field(default_factory=RunSection)
     evaluation: EvaluationSection = field(default_factory=EvaluationSection)
+    ray: RaySection = field(default_factory=RaySection)
 
 
 def valid_keys() -> list[str]:
@@ -117,6 +132,16 @@ def game_of(config: TrainConfig) -> Game:
     return config.game.make()
 
 
+def ray_cpus_needed(config: TrainConfig) -> int:
+    """CPUs the run's Ray actors reserve (0 without Ray): ray.workers actors of selfplay.threads
+    CPUs (evaluation.threads when only the evaluation runs on Ray)."""
+    if config.selfplay.backend == "ray":
+        return config.ray.workers * config.selfplay.threads
+    if config.evaluation.backend == "ray":
+        return config.ray.workers * config.evaluation.threads
+    return 0
+
+
 def check(config: TrainConfig) -> None:
     """Ranges and choices that the types alone do not express (ConfigError)."""
     game_of(config)
@@ -132,6 +157,13 @@ def check(config: TrainConfig) -> None:
         (s.precision in PRECISIONS, f"search.precision must be one of {', '.join(PRECISIONS)}, got {s.precision!r}"),
         (1 <= config.selfplay.threads <= 256, f"selfplay.threads must be in [1, 256], got {config.selfplay.threads}"),
         (config.selfplay.seed >= 0, f"selfplay.seed must be >= 0, got {config.selfplay.seed}"),
+        (config.selfplay.backend in BACKENDS,
+         f"selfplay.backend must be one of {', '.join(BACKENDS)}, got {config.selfplay.backend!r}"),
+        (e.backend in BACKENDS, f"evaluation.backend must be one of {', '.join(BACKENDS)}, got {e.backend!r}"),
+        (1 <= config.ray.workers <= 4096, f"ray.workers must be in [1, 4096], got {config.ray.workers}"),
+        (config.ray.num_cpus is None or config.ray.num_cpus >= 1,
+         f"ray.num_cpus must be >= 1 or null, got {config.ray.num_cpus}"),
+        (config.ray.max_restarts >= 0, f"ray.max_restarts must be >= 0, got {config.ray.max_restarts}"),
         (config.replay.capacity >= 2, f"replay.capacity must be >= 2, got {config.replay.capacity}"),
         (config.model.hidden >= 1 and config.model.layers >= 0,
          f"model.hidden must be >= 1 and model.layers >= 0, got {config.model.hidden}, {config.model.layers}"),

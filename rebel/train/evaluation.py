@@ -110,3 +110,27 @@ def search_exploitability(game: _core.Game, net: _core.ValueNet, config: TrainCo
         "by_num_policies": {int(n): float(x) for n, x in zip(result["num_policies"], result["exploitability"])},
         "seconds": time.perf_counter() - start,
     }
+
+
+def search_exploitability_ray(game: _core.Game, config: TrainConfig, weights: Optional[bytes], actors: list[Any],
+                              progress: Optional[Callable[[int], None]] = None) -> dict[str, Any]:
+    """:func:`search_exploitability` with mode (b)'s samples split across Ray ``actors``
+    (``weights``: the exported net's bytes; None for the zero net). Same numbers up to rounding."""
+    from rebel.evaluate import EvalSettings
+    from rebel.ray_eval import evaluate_sampled_ray
+
+    s, e = config.search, config.evaluation
+    params = config.game.as_dict()
+    name = params.pop("name")
+    settings = EvalSettings(game=name, game_params=params, net="zero" if weights is None else "<weights>",
+                            solver=s.solver, depth=s.depth, iterations=s.iterations, repeats=e.repeats,
+                            threads=e.threads, seed=e.seed, off_path=s.off_path, precision=s.precision,
+                            mode_a=False, full_game=False)
+    start = time.perf_counter()
+    result = evaluate_sampled_ray(game, settings, weights, actors, e.repeats, e.threads, e.seed, progress)
+    return {
+        "exploitability": float(result["exploitability"][-1]),
+        "br_values": [float(v) for v in result["br_values"][-1]],
+        "by_num_policies": {int(n): float(x) for n, x in zip(result["num_policies"], result["exploitability"])},
+        "seconds": time.perf_counter() - start,
+    }

@@ -24,17 +24,17 @@ import numpy as np
 import torch
 
 from rebel import _core
-from rebel.model import ValueMLP, to_native, update_native
+from rebel.model import ValueMLP, to_native
 from rebel.precision import native_kernel
 from rebel.solve import solve
 from rebel.train.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from rebel.train.config import TrainConfig, game_of
-from rebel.train.evaluation import HeldOutSet, check_evaluable, search_exploitability
+from rebel.train.evaluation import HeldOutSet, check_evaluable, search_exploitability, search_exploitability_ray
 from rebel.train.replay import ReplayBuffer
 from rebel.train.rundir import RunDirectory
 from rebel.train.selfplay import GenerationPool, SelfPlayLoop
 from rebel.train.trainer import Trainer
-from rebel.weights_io import export_weights
+from rebel.weights_io import export_weights, weights_to_bytes
 
 log = logging.getLogger("rebel.train")
 
@@ -89,16 +89,13 @@ class Training:
         model = ValueMLP.for_game(self.game, hidden=config.model.hidden, layers=config.model.layers)
         self.trainer = Trainer(model, config.trainer)
         self.native = to_native(self.trainer.inference_model(), self.game, precision=config.search.precision)
-        self.kernel = native_kernel(self.native)  # recorded in every metrics row
+        self.kernel = native_kernel(self.native)  # recorded in every metrics row (with ray: the actors')
         log.info("native value net: precision %s, kernel %s", self.kernel["precision"], self.kernel["isa"])
         self.G = examples_per_epoch(config)
         self.buffer = ReplayBuffer(config.replay.capacity, int(self.game.query_size), int(self.game.num_hands),
                                    lookahead=self.G + 2)
-        s = config.search
-        generator = _core.SelfPlayGenerator(self.game, self.native, solver=s.solver, depth=s.depth,
-                                            iterations=s.iterations, epsilon=s.epsilon,
-                                            sampling=s.iteration_sampling, off_path=s.off_path)
-        self.loops = [SelfPlayLoop(self.game, generator, _seed_sequence(seed, i)) for i in range(config.selfplay.threads)]
+        self.pool = self._make_pool(seed)
+        self._eval_actors: list[Any] = []  # evaluation.backend=ray with threads self-play
         self.sampler_rng = np.random.Generator(np.random.PCG64(_seed_sequence(seed, 1 << 20)))
         self.generated = 0
         self.trained = 0
@@ -109,10 +106,34 @@ class Training:
         self.snapshot: Optional[Snapshot] = None
         self.checkpointed_epoch = -1
 
+    def _make_pool(self, seed: int) -> "GenerationPool | RayGenerationPool":
+        cfg, s = self.config, self.config.search
+        if cfg.selfplay.backend == "ray":
+            from rebel.train.ray_pool import RayGenerationPool
+
+            loops = cfg.ray.workers * cfg.selfplay.threads
+            states = [SelfPlayLoop.initial_state(self.game, _seed_sequence(seed, i)) for i in range(loops)]
+            params = cfg.game.as_dict()
+            name = params.pop("name")
+            search = {"solver": s.solver, "depth": s.depth, "iterations": s.iterations, "epsilon": s.epsilon,
+                      "iteration_sampling": s.iteration_sampling, "off_path": s.off_path}
+            pool = RayGenerationPool(name, params, search, s.precision, states, cfg.ray.workers, cfg.selfplay.threads,
+                                     cfg.ray.max_restarts, self.buffer.add, round_examples=self.G)
+            pool.install_weights(weights_to_bytes(self.trainer.inference_model()))
+            return pool
+        generator = _core.SelfPlayGenerator(self.game, self.native, solver=s.solver, depth=s.depth,
+                                            iterations=s.iterations, epsilon=s.epsilon,
+                                            sampling=s.iteration_sampling, off_path=s.off_path)
+        loops = [SelfPlayLoop(self.game, generator, _seed_sequence(seed, i)) for i in range(cfg.selfplay.threads)]
+        return GenerationPool(loops, self.buffer.add, native=self.native)
+
+    def _uses_ray(self) -> bool:
+        return self.config.selfplay.backend == "ray" or self.config.evaluation.backend == "ray"
+
     # ------------------------------------------------------------------ state
     def _capture(self, elapsed: float) -> Snapshot:
         return Snapshot(epoch=self.trainer.epoch, generated=self.generated, trained=self.trained, elapsed=elapsed,
-                        trainer=self.trainer.state(), loops=[loop.state() for loop in self.loops],
+                        trainer=self.trainer.state(), loops=self.pool.loop_states(),
                         sampler_rng=self.sampler_rng.bit_generator.state, torch_rng=torch.get_rng_state(),
                         references=dict(self.references), last_evaluation=self.last_evaluation)
 
@@ -135,10 +156,7 @@ class Training:
         try:
             self.trainer.load_state(state["trainer"])
             self.buffer.load_state(state["replay"])
-            if len(state["loops"]) != len(self.loops):
-                raise ValueError(f"the checkpoint has {len(state['loops'])} self-play loops, the config {len(self.loops)}")
-            for loop, loop_state in zip(self.loops, state["loops"]):
-                loop.load_state(loop_state)
+            self.pool.load_loop_states(state["loops"])
             self.sampler_rng.bit_generator.state = state["sampler_rng"]
             torch.set_rng_state(state["torch_rng"])
             self.generated, self.trained = int(state["generated"]), int(state["trained"])
@@ -150,7 +168,7 @@ class Training:
         if self.generated != (self.trainer.epoch + 1) * self.G and not (self.trainer.epoch == 0 and self.generated == 0):
             raise CheckpointError(f"checkpoint counters do not fit the schedule (epoch {self.trainer.epoch}, "
                                   f"{self.generated} examples generated, {self.G} per epoch)")
-        update_native(self.native, self.trainer.inference_model())
+        self.pool.install_weights(weights_to_bytes(self.trainer.inference_model()))
         self.checkpointed_epoch = self.trainer.epoch
         self.run_dir.truncate_metrics(self.trainer.epoch)
         log.info("resumed %s at epoch %d (%d examples generated, %.1f min of training so far)",
@@ -180,7 +198,10 @@ class Training:
         log.info("references: full-game %s and the zero net's search", full_solver)
         full = solve(self.game, full_solver, s.iterations, off_path=s.off_path, progress=False)
         with _Bar(self.progress, self.config.evaluation.repeats, "zero-net search") as bar:
-            zero = search_exploitability(self.game, _core.ZeroNet(self.game), self.config, progress=bar.update_to)
+            if self.config.evaluation.backend == "ray":
+                zero = search_exploitability_ray(self.game, self.config, None, self._ray_actors(), progress=bar.update_to)
+            else:
+                zero = search_exploitability(self.game, _core.ZeroNet(self.game), self.config, progress=bar.update_to)
         refs = {"full_game_solver": full_solver, "full_game_exploitability": full.exploitability,
                 "zero_net_exploitability": zero["exploitability"]}
         log.info("references: full-game %s %.6f, zero net %.6f", full_solver, full.exploitability, zero["exploitability"])
@@ -192,15 +213,49 @@ class Training:
         if self.heldout is not None:
             out.update(self.heldout.error(self.trainer.predict))
         with _Bar(self.progress, self.config.evaluation.repeats, f"evaluation, epoch {self.trainer.epoch}") as bar:
-            net = to_native(self.trainer.inference_model(), self.game, precision=self.config.search.precision)
-            result = search_exploitability(self.game, net, self.config,
-                                           progress=bar.update_to)
+            if self.config.evaluation.backend == "ray":
+                result = search_exploitability_ray(self.game, self.config,
+                                                   weights_to_bytes(self.trainer.inference_model()),
+                                                   self._ray_actors(), progress=bar.update_to)
+            else:
+                net = to_native(self.trainer.inference_model(), self.game, precision=self.config.search.precision)
+                result = search_exploitability(self.game, net, self.config, progress=bar.update_to)
         out.update({"exploitability": result["exploitability"], "br_values": result["br_values"],
                     "eval_seconds": result["seconds"]})
         log.info("evaluation at epoch %d: exploitability %.6f (N = %d)%s", self.trainer.epoch, result["exploitability"],
                  self.config.evaluation.repeats,
                  f", held-out mean max error {out['heldout_delta_mean']:.4f}" if "heldout_delta_mean" in out else "")
         return out
+
+    def _ray_actors(self) -> list[Any]:
+        """The actors evaluating mode (b): the self-play actors, or evaluation's own."""
+        actors = getattr(self.pool, "actors", None)
+        if actors:
+            return actors
+        if not self._eval_actors:
+            from rebel.ray_eval import start_workers
+
+            cfg = self.config
+            params = cfg.game.as_dict()
+            name = params.pop("name")
+            self._eval_actors = start_workers(name, params, {}, cfg.search.precision, cfg.ray.workers,
+                                              cfg.evaluation.threads, cfg.ray.max_restarts)
+        return self._eval_actors
+
+    def _connect_ray(self) -> None:
+        from rebel.ray_cluster import connect
+        from rebel.train.config import ray_cpus_needed
+
+        cfg = self.config
+        connect(cfg.ray.address, cfg.ray.num_cpus, needed_cpus=ray_cpus_needed(cfg))
+
+    def _stop_ray_evaluation(self) -> None:
+        if self._eval_actors:
+            import ray
+
+            for actor in self._eval_actors:
+                ray.kill(actor)
+            self._eval_actors = []
 
     # ------------------------------------------------------------------ main loop
     def run(self) -> dict[str, Any]:
@@ -212,8 +267,11 @@ class Training:
         session_start = time.perf_counter()
         elapsed = lambda: self.elapsed_before + time.perf_counter() - session_start  # noqa: E731
         self.run_dir.open_tensorboard(purge_step=self.trainer.epoch + 1 if self.trainer.epoch else None)
-        pool = GenerationPool(self.loops, self.buffer.add)
+        pool = self.pool
         try:
+            if self._uses_ray():
+                self._connect_ray()
+            pool.start(self.generated)
             if self.evaluates:
                 self._prepare_evaluation()
             if self.trainer.epoch == 0 and cfg.evaluation.every > 0 and self.last_evaluation is None:
@@ -222,7 +280,6 @@ class Training:
                 self.run_dir.append_metrics({"epoch": 0, "wall_seconds": elapsed(), "examples_generated": 0,
                                              "examples_trained": 0, **self.last_evaluation})
             self.snapshot = self._capture(elapsed())
-            pool.start(self.generated)
             with _Bar(self.progress, cfg.run.epochs, "training", initial=self.trainer.epoch, unit="epoch") as bar:
                 while self.trainer.epoch < cfg.run.epochs:
                     if cfg.run.max_minutes is not None and elapsed() >= 60 * cfg.run.max_minutes:
@@ -242,10 +299,12 @@ class Training:
                                       f"`rebel train --resume {self.run_dir.path}`") from None
         finally:
             pool.stop(cancel_running=True)
+            if self._uses_ray():
+                self._stop_ray_evaluation()
             self.run_dir.close()
         return summary
 
-    def _epoch(self, pool: GenerationPool, elapsed: Any) -> dict[str, Any]:
+    def _epoch(self, pool: Any, elapsed: Any) -> dict[str, Any]:
         cfg, G = self.config, self.G
         e = self.trainer.epoch
         stats_before = pool.stats()
@@ -259,7 +318,7 @@ class Training:
         t_generated = time.perf_counter()
         self.generated = (e + 2) * G
         self.trained += result["examples_trained"]
-        update_native(self.native, self.trainer.inference_model())
+        pool.install_weights(weights_to_bytes(self.trainer.inference_model()))
         export_weights(self.trainer.inference_model(), self.run_dir.file(RunDirectory.WEIGHTS))
         stats = pool.stats()
         step_s = stats.step_seconds - stats_before.step_seconds
@@ -279,6 +338,11 @@ class Training:
             "net_precision": self.kernel["precision"],
             "net_isa": self.kernel["isa"],
         }
+        if self.config.selfplay.backend == "ray":
+            record["actor_restarts"] = pool.restarts()
+            kernel = getattr(pool, "kernel", None)
+            if kernel:
+                record["net_precision"], record["net_isa"] = kernel["precision"], kernel["isa"]
         due = cfg.evaluation.every > 0 and self.trainer.epoch % cfg.evaluation.every == 0
         if due:
             self.last_evaluation = {"epoch": self.trainer.epoch, **self.evaluate()}

@@ -80,6 +80,13 @@ class SelfPlayLoop:
             self.beliefs = result.next_beliefs
         return result
 
+    @staticmethod
+    def initial_state(game: _core.Game, seed: "int | np.random.SeedSequence") -> dict[str, Any]:
+        """The :meth:`state` of a new loop seeded with ``seed`` (no generator needed)."""
+        prior = np.asarray(game.hand_prior, dtype=np.float64)
+        return {"history": [], "beliefs0": prior.copy(), "beliefs1": prior.copy(),
+                "rng": np.random.Generator(np.random.PCG64(seed)).bit_generator.state, "steps": 0, "episodes": 0}
+
     def state(self) -> dict[str, Any]:
         """Everything needed to continue this loop exactly (plain Python and numpy types)."""
         return {
@@ -104,9 +111,11 @@ class SelfPlayLoop:
 class GenerationPool:
     """Self-play loops in threads, gated by a quota of examples granted by the trainer."""
 
-    def __init__(self, loops: list[SelfPlayLoop], add: Callable[[np.ndarray, np.ndarray], Any]) -> None:
+    def __init__(self, loops: list[SelfPlayLoop], add: Callable[[np.ndarray, np.ndarray], Any],
+                 native: Optional[Any] = None) -> None:
         self.loops = loops
         self._add = add
+        self._native = native  # the value net the loops share (install_weights swaps it)
         self._cond = threading.Condition()
         self._allowed = 0       # examples the loops may reserve in total
         self._reserved = 0      # examples of started steps
@@ -115,6 +124,26 @@ class GenerationPool:
         self._stop = False
         self._error: Optional[BaseException] = None
         self._threads: list[threading.Thread] = []
+
+    # ------------------------------------------------------------------ state
+    def loop_states(self) -> list[dict[str, Any]]:
+        """Every loop's state (call between epochs, when the loops are idle)."""
+        return [loop.state() for loop in self.loops]
+
+    def load_loop_states(self, states: list[dict[str, Any]]) -> None:
+        if len(states) != len(self.loops):
+            raise ValueError(f"the checkpoint has {len(states)} self-play loops, the config {len(self.loops)}")
+        for loop, state in zip(self.loops, states):
+            loop.load_state(state)
+
+    def install_weights(self, data: bytes) -> None:
+        """New weights (the exported byte format) for every loop's value net."""
+        if self._native is None:
+            raise RuntimeError("this pool was made without its value net")
+        self._native.set_weights_bytes(data)
+
+    def restarts(self) -> int:
+        return 0
 
     # ------------------------------------------------------------------ control
     def start(self, already_generated: int) -> None:

@@ -105,6 +105,12 @@ void bind_games(py::module_& m) {
         if (a < 0 || a >= g.num_actions()) throw py::value_error("action id out of range");
         return g.action_name(a);
       })
+      .def("hand_pair_weight", [](const Game& g, int h, int o) {
+        if (h < 0 || h >= g.num_hands() || o < 0 || o >= g.num_hands()) throw py::value_error("hand id out of range");
+        return g.hand_pair_weight(h, o);
+      }, py::arg("hand"), py::arg("opp_hand"),
+         "Weight of the hand pair in the deal (0: impossible together, as two equal Kuhn cards; 1 for independent hands).\n"
+         "Chance deals (h, o) with probability prior[h] * prior[o] * weight; terminal_values include the weight.")
       .def("hand_name", [](const Game& g, int h) {
         if (h < 0 || h >= g.num_hands()) throw py::value_error("hand id out of range");
         return g.hand_name(h);

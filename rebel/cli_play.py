@@ -1,0 +1,178 @@
+"""``rebel play``: play hands against the search bot on the terminal (or from a pipe)."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any, Optional, TextIO
+
+from rebel.cli_common import UsageError, add_subcommand, int_arg
+
+DESCRIPTION = """\
+Plays hands of a game against the bot: the paper's test-time search (depth-limited CFR-D at
+every public state with the value net at the leaves, each subgame stopped at a random
+iteration whose policy is played and propagates the beliefs). Each hand shows your hand and
+the public actions, lists the legal actions by name and number, reads yours (a number, or a
+name such as `bid 2 x 3` or `liar`), plays the bot's, reveals both hands and keeps the
+running score with its 95% interval. End with EOF (Ctrl-D) or Ctrl-C. Liar's Dice faces are
+numbered 0..F-1 and the last face is wild."""
+
+EXAMPLES = """\
+  rebel play --game kuhn --net oracle
+  rebel play --dice 1 --faces 4 --net runs/my-run/weights.bin --hands 20 --explain
+  printf '1\\n2\\n' | rebel play --game kuhn --net oracle --hands 1 --seed 3"""
+
+NETS = "zero, oracle or a weights file"
+
+
+def register(subparsers: Any) -> None:
+    """Adds the ``play`` subcommand."""
+    p = add_subcommand(subparsers, "play", "play against the search bot", DESCRIPTION, EXAMPLES)
+    p.add_argument("--game", default="liars_dice", help="game name, see `rebel games` (default liars_dice)")
+    p.add_argument("--dice", type=int_arg, metavar="D", help="Liar's Dice: dice per player (default 1)")
+    p.add_argument("--faces", type=int_arg, metavar="F", help="Liar's Dice: faces per die (default 4)")
+    p.add_argument("--net", default="oracle", metavar="NET",
+                   help=f"the bot's value net: {NETS} (default oracle: exact leaf values, small games)")
+    p.add_argument("--seat", choices=("0", "1", "random"), default="random",
+                   help="your seat: 0 acts first (default random, drawn per hand)")
+    p.add_argument("--hands", type=int_arg, metavar="N", default=0, help="hands to play (default 0: until EOF)")
+    p.add_argument("--seed", type=int_arg, metavar="S", default=None,
+                   help="seed of the deals and the bot's draws (default: a fresh one)")
+    p.add_argument("--iters", type=int_arg, metavar="T", default=1024,
+                   help="CFR-D iterations per subgame (default 1024, the paper's)")
+    p.add_argument("--depth", type=int_arg, metavar="N", default=2, help="actions per subgame (default 2)")
+    p.add_argument("--explain", action="store_true",
+                   help="show the bot's belief about your hand and its action probabilities (default off)")
+    p.set_defaults(handler=run)
+
+
+def _game(args: argparse.Namespace) -> Any:
+    from rebel.config import ConfigError, GameSection
+
+    section = GameSection(name=args.game)
+    from rebel.cli_common import apply_game_flags
+
+    try:
+        apply_game_flags(section, args)
+        return section.make()
+    except (ConfigError, ValueError) as e:
+        raise UsageError(str(e)) from None
+
+
+def _net(game: Any, spec: str) -> Any:
+    from rebel import _core
+
+    if spec == "zero":
+        return _core.ZeroNet(game)
+    if spec == "oracle":
+        if game.count_tree_nodes() > 200_000:
+            raise UsageError(f"--net oracle solves below every leaf: too slow for {game.description()}; "
+                             "give a trained net (--net PATH)")
+        return _core.OracleNet(game, "lcfr", 256, "root_mean")
+    if not os.path.isfile(spec):
+        raise UsageError(f"--net must be {NETS}; {spec!r} is not a file")
+    try:
+        return _core.MlpValueNet(game, spec, precision="auto")
+    except ValueError as e:
+        raise UsageError(f"--net {spec}: {e}") from None
+
+
+class _Session:
+    """The conversation: prompts on ``out``, answers from ``inp``."""
+
+    def __init__(self, table: Any, seat: str, explain: bool, inp: TextIO, out: TextIO) -> None:
+        self.table, self.seat, self.explain, self.inp, self.out = table, seat, explain, inp, out
+        self.game = table.game
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    def hand_name(self, hand: int) -> str:
+        return self.game.hand_name(hand)
+
+    def ask(self, legal: list[int]) -> Optional[int]:
+        """Your action, asked until legal; None at EOF."""
+        from rebel.play import display_action, parse_action
+
+        options = "  ".join(f"[{i}] {display_action(self.game, a)}" for i, a in enumerate(legal, 1))
+        while True:
+            self.out.write(f"your move: {options}\n> ")
+            self.out.flush()
+            line = self.inp.readline()
+            if not line:
+                return None
+            action = parse_action(self.game, legal, line)
+            if action is not None:
+                return action
+            self.say(f"not a legal action here: {line.strip()!r}; give its number or its name")
+
+    def play_hand(self, number: int, human: int) -> bool:
+        """Plays one hand; False if the input ended before it finished."""
+        from rebel.play import display_action
+
+        t = self.table
+        hands = t.new_hand()
+        self.say(f"\n--- hand {number}: you are player {human} ({'first' if human == 0 else 'second'} to act); "
+                 f"your hand: {self.hand_name(hands[human])}")
+        while not t.finished:
+            who = t.to_act
+            if who == human:
+                if self.explain and t.history:
+                    belief = t.belief_about(human)
+                    shown = ", ".join(f"{self.hand_name(h)}: {p:.2f}" for h, p in enumerate(belief) if p > 0.005)
+                    self.say(f"  (the bot's belief about your hand: {shown})")
+                action = self.ask(t.legal())
+                if action is None:
+                    return False
+                t.play(action)
+                self.say(f"you: {display_action(self.game, action)}")
+            else:
+                if self.explain:
+                    probs = t.bot_action_probs()
+                    shown = ", ".join(f"{display_action(self.game, a)}: {p:.2f}" for a, p in probs.items() if p > 0.005)
+                    self.say(f"  (the bot's probabilities: {shown})")
+                action = t.bot_move()
+                self.say(f"bot: {display_action(self.game, action)}")
+        payoff = t.payoff(human)
+        self.say(f"hands: you {self.hand_name(hands[human])}, bot {self.hand_name(hands[1 - human])}; "
+                 f"you {'win' if payoff > 0 else 'lose' if payoff < 0 else 'tie'} {abs(payoff):g}")
+        self.score.add(payoff)
+        self.say(self.score.line())
+        return True
+
+    def run(self, hands: int, seat_rng: Any) -> None:
+        from rebel.play import Score
+
+        self.score = Score()
+        number = 0
+        try:
+            while hands == 0 or number < hands:
+                number += 1
+                human = int(seat_rng.integers(0, 2)) if self.seat == "random" else int(self.seat)
+                if not self.play_hand(number, human):
+                    self.say("\n(end of input)")
+                    break
+        finally:
+            self.say(f"final score {self.score.line()}")
+
+
+def run(args: argparse.Namespace, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
+    """Handler of ``rebel play``."""
+    import numpy as np
+
+    from rebel.play import Table
+
+    game = _game(args)
+    if args.depth < 1 or args.iters < 2:
+        raise UsageError("--depth must be >= 1 and --iters >= 2")
+    net = _net(game, args.net)
+    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
+    table = Table(game, net, depth=args.depth, iterations=args.iters, seed=seed)
+    session = _Session(table, args.seat, args.explain, inp, out)
+    print(f"rebel play: {game.description()}, bot = depth-{args.depth} search, T = {args.iters}, net {args.net}, "
+          f"seed {seed}", file=out, flush=True)
+    try:
+        session.run(args.hands, np.random.default_rng(seed + 1))
+    except KeyboardInterrupt:
+        return 130
+    return 0

@@ -77,6 +77,7 @@ def connect(address: str = "", num_cpus: Optional[int] = None, needed_cpus: int 
         if address:
             kwargs["address"] = address
         else:
+            kwargs["address"] = "local"  # a new instance, never one found running on this machine
             kwargs["num_cpus"] = num_cpus or os.cpu_count() or 1
             # Ray runs its workers at nice 15 by default; here the actors are the work itself
             # (at nice 15 they get a few percent of a core whenever the trainer or anything else runs).

@@ -37,7 +37,8 @@ from rebel import _core
 from rebel.games import Game
 from rebel.policy_io import check_policy
 
-__all__ = ["available", "from_openspiel", "openspiel_game", "openspiel_game_string", "to_openspiel"]
+__all__ = ["available", "from_openspiel", "openspiel_game", "openspiel_game_string", "to_openspiel", "RebelBot",
+           "make_rebel_bot"]
 
 
 def available() -> bool:
@@ -174,3 +175,78 @@ def from_openspiel(game: Game, os_policy: Any, tree: Optional[_core.PublicTree] 
             for c in kids:
                 policy[c, hand] = probs.get(int(action[c]), 0.0)
     return check_policy(game, tree, policy)
+
+
+def make_rebel_bot(game: Game, net: Any, player_id: int, solver: str = "lcfr", depth: int = 2,
+                   iterations: int = 1024, seed: int = 0) -> Any:
+    """A :class:`RebelBot` (an OpenSpiel ``pyspiel.Bot``) playing ``player_id`` in
+    :func:`openspiel_game` ``(game)`` with rebel's test-time search and value net ``net``."""
+    return _rebel_bot_class()(game, net, player_id, solver, depth, iterations, seed)
+
+
+def _rebel_bot_class() -> Any:
+    pyspiel = _pyspiel()
+
+    class RebelBotImpl(pyspiel.Bot):
+        """Plays inside OpenSpiel's own game loop (``evaluate_bots`` and the like) with rebel's
+        test-time search: per episode one sampled mode-(b) policy (each subgame stopped at a
+        random CFR-D iteration, beliefs carried by that policy), read at the public state the
+        OpenSpiel state's bids reach, for the bot's own hand (its dice in roll order)."""
+
+        def __init__(self, game: Game, net: Any, player_id: int, solver: str, depth: int, iterations: int,
+                     seed: int) -> None:
+            pyspiel.Bot.__init__(self)
+            from rebel.play import Table
+
+            if player_id not in (0, 1):
+                raise ValueError(f"player_id must be 0 or 1, got {player_id}")
+            self.player_id = player_id
+            self._table = Table(game, net, solver=solver, depth=depth, iterations=iterations, seed=seed)
+            self._layout = _Layout(game)
+            self._episode: Optional[tuple[int, ...]] = None  # the chance outcomes of the episode in play
+            self._policy: Optional[np.ndarray] = None
+
+        def restart_at(self, state: Any) -> None:
+            self._episode, self._policy = None, None
+
+        def restart(self) -> None:
+            self._episode, self._policy = None, None
+
+        def inform_action(self, state: Any, player_id: int, action: int) -> None:
+            pass
+
+        def provides_policy(self) -> bool:
+            return True
+
+        def _policy_at(self, state: Any) -> dict[int, float]:
+            layout, table = self._layout, self._table
+            history = [int(a) for a in state.history()]
+            chance, bids = tuple(history[:layout.chance_actions]), history[layout.chance_actions:]
+            # A new episode: after restart_at (OpenSpiel's loops call it), or other dice.
+            if self._policy is None or chance != self._episode:
+                self._policy = table.search.sampled_policy(int(table.rng.integers(0, 2**63)))
+                self._episode = chance
+            own = chance[self.player_id * layout.dice:(self.player_id + 1) * layout.dice]
+            hand = sum(d * layout.faces**i for i, d in enumerate(own))  # roll order, as rebel's hands
+            node = int(table.tree.find(bids))
+            first, count = int(table.tree.first_child[node]), int(table.tree.num_children[node])
+            probs = {int(table.tree.action[c]): float(self._policy[c, hand]) for c in range(first, first + count)}
+            total = sum(probs.values())
+            return {a: p / total for a, p in probs.items()} if total > 0 else {a: 1 / len(probs) for a in probs}
+
+        def step_with_policy(self, state: Any) -> tuple[list[tuple[int, float]], int]:
+            probs = self._policy_at(state)
+            actions = list(probs)
+            action = actions[int(self._table.rng.choice(len(actions), p=np.array([probs[a] for a in actions])))]
+            return list(probs.items()), action
+
+        def step(self, state: Any) -> int:
+            return self.step_with_policy(state)[1]
+
+    return RebelBotImpl
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RebelBot":  # the class needs pyspiel, so it is made on first use
+        return _rebel_bot_class()
+    raise AttributeError(name)

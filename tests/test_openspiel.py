@@ -77,3 +77,64 @@ def test_openspiel_cfr_policy_scored_by_rebel(name):
     policy = ros.from_openspiel(game, average, full_tree(game))
     ours = rebel.exploitability(game, full_tree(game), policy)["exploitability"]
     assert abs(ours - exploitability.exploitability(os_game, average)) <= 1e-9
+
+
+# ------------------------------------------------------------------ RebelBot inside OpenSpiel
+
+
+def _bot_returns(game, opponent, games: int, seed: int) -> np.ndarray:
+    """The rebel bot's returns over ``games`` episodes of OpenSpiel's evaluate_bots, seats
+    alternating; ``opponent(seat, rng)`` makes the other bot."""
+    from open_spiel.python.algorithms import evaluate_bots
+
+    os_game = ros.openspiel_game(game)
+    net = rebel.OracleNet(game, "lcfr", 128, "root_mean")
+    rng = np.random.RandomState(seed)
+    ours = [ros.make_rebel_bot(game, net, seat, iterations=128, seed=seed + seat) for seat in (0, 1)]
+    theirs = [opponent(seat, rng) for seat in (0, 1)]
+    returns = []
+    for i in range(games):
+        seat = i % 2
+        bots = [ours[0], theirs[1]] if seat == 0 else [theirs[0], ours[1]]
+        returns.append(evaluate_bots.evaluate_bots(os_game.new_initial_state(), bots, rng)[seat])
+    return np.array(returns)
+
+
+def _interval(returns: np.ndarray) -> tuple[float, float]:
+    half = 1.96 * returns.std(ddof=1) / np.sqrt(len(returns))
+    return returns.mean() - half, returns.mean() + half
+
+
+def test_rebel_bot_beats_the_uniform_random_bot_in_openspiel():
+    _openspiel()
+    import pyspiel
+
+    returns = _bot_returns(kuhn(), lambda seat, rng: pyspiel.make_uniform_random_bot(seat, 7 + seat), 2000, seed=1)
+    low, high = _interval(returns)
+    assert low > 0, (returns.mean(), low, high)   # positive mean return, its 95% interval above 0
+
+
+def test_rebel_bot_ties_openspiel_cfr_in_openspiel():
+    """Against OpenSpiel's own CFR average policy (near-equilibrium) the bot's mean return over
+    both seats is the game's, 0, within its 95% interval."""
+    cfr, _ = _openspiel()
+    from open_spiel.python.bots import policy as policy_bot
+
+    game = kuhn()
+    solver = cfr.CFRSolver(ros.openspiel_game(game))
+    for _ in range(300):
+        solver.evaluate_and_update_policy()
+    average = solver.average_policy()
+    returns = _bot_returns(game, lambda seat, rng: policy_bot.PolicyBot(seat, rng, average), 1000, seed=2)
+    low, high = _interval(returns)
+    assert low <= 0.0 <= high, (returns.mean(), low, high)
+
+
+def test_rebel_bot_plays_liars_dice_by_the_rules():
+    _openspiel()
+    import pyspiel
+
+    returns = _bot_returns(liars_dice(1, 3), lambda seat, rng: pyspiel.make_uniform_random_bot(seat, seat), 20, seed=3)
+    assert set(np.unique(returns)) <= {-1.0, 1.0}
+    with pytest.raises(ValueError, match="player_id"):
+        ros.make_rebel_bot(kuhn(), rebel.ZeroNet(kuhn()), 2)

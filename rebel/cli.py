@@ -22,7 +22,7 @@ from rebel.cli_common import EXIT_USAGE, CliParser, UsageError
 
 #: Modules that each register one subcommand, in the order shown by ``rebel --help``.
 COMMAND_MODULES: tuple[str, ...] = ("rebel.cli_train", "rebel.cli_solve", "rebel.cli_eval", "rebel.cli_score",
-                                    "rebel.cli_play", "rebel.cli_games")
+                                    "rebel.cli_play", "rebel.cli_pretrained", "rebel.cli_games")
 VERBOSE_HELP = "log more (-v: info, -vv: debug); logs go to stderr"
 
 log = logging.getLogger("rebel.cli")

@@ -15,6 +15,8 @@ from rebel.cli_common import (EXIT_OUTPUT, INT32_MAX, MAX_THREADS, UsageError, a
 from rebel.eval_config import ConfigError, EvalConfig, load_eval_config
 from rebel.evaluate import LEAF_ERROR_KINDS, EvalSettings, evaluate, mode_b_table, public_view
 from rebel.evaluate import BACKENDS
+from rebel.pretrained import PREFIX
+from rebel.pretrained import get as get_pretrained
 from rebel.precision import PRECISIONS, check_precision
 from rebel.solve import OFF_PATH_HELP, OFF_PATH_MODES, SOLVER_HELP, SOLVERS
 
@@ -48,9 +50,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--config", metavar="FILE", help="YAML config with sections game, search, output")
     add_game_args(p, DEFAULTS)
     s = p.add_argument_group("search")
-    s.add_argument("--net", metavar="{zero,oracle,PATH}", help=default_help(
-        "leaf values: zero, oracle (exact: solves below each leaf) or an exported MLP weights file "
-        "(docs/weights_format.md)", "search.net", DEFAULTS))
+    s.add_argument("--net", metavar="{zero,oracle,pretrained:NAME,PATH}", help=default_help(
+        "leaf values: zero, oracle (exact: solves below each leaf), a shipped net (`rebel pretrained`; its game "
+        "unless --game/--dice/--faces say otherwise) or an exported MLP weights file (docs/weights_format.md)",
+        "search.net", DEFAULTS))
     s.add_argument("--solver", choices=SOLVERS, help=default_help(
         "subgame and full-game solver; " + "; ".join(f"{k}: {v}" for k, v in SOLVER_HELP.items()),
         "search.solver", DEFAULTS))
@@ -123,6 +126,16 @@ def _config(args: argparse.Namespace) -> EvalConfig:
         cfg = load_eval_config(args.config, args.overrides, _flags(args))
     except ConfigError as e:
         raise UsageError(str(e)) from None
+    if cfg.search.net.startswith(PREFIX):
+        try:
+            net = get_pretrained(cfg.search.net[len(PREFIX):])
+        except ValueError as e:
+            raise UsageError(f"--net: {e}") from None
+        if args.game is None and args.dice is None and args.faces is None and not args.config:
+            cfg.game.name = net.game["name"]  # the net's own game unless one is named
+            for key, value in net.game_params().items():
+                setattr(cfg.game, key, value)
+        cfg.search.net = str(net.path)
     apply_game_flags(cfg.game, args)
     s, out = cfg.search, cfg.output
     check_range(args, "--depth", "search.depth", s.depth, 1)

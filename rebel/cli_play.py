@@ -22,13 +22,13 @@ EXAMPLES = """\
   rebel play --dice 1 --faces 4 --net runs/my-run/weights.bin --hands 20 --explain
   printf '1\\n2\\n' | rebel play --game kuhn --net oracle --hands 1 --seed 3"""
 
-NETS = "zero, oracle or a weights file"
+NETS = "zero, oracle, pretrained:NAME (see `rebel pretrained`) or a weights file"
 
 
 def register(subparsers: Any) -> None:
     """Adds the ``play`` subcommand."""
     p = add_subcommand(subparsers, "play", "play against the search bot", DESCRIPTION, EXAMPLES)
-    p.add_argument("--game", default="liars_dice", help="game name, see `rebel games` (default liars_dice)")
+    p.add_argument("--game", help="game name, see `rebel games` (default liars_dice, or a pretrained net's game)")
     p.add_argument("--dice", type=int_arg, metavar="D", help="Liar's Dice: dice per player (default 1)")
     p.add_argument("--faces", type=int_arg, metavar="F", help="Liar's Dice: faces per die (default 4)")
     p.add_argument("--net", default="oracle", metavar="NET",
@@ -48,8 +48,18 @@ def register(subparsers: Any) -> None:
 
 def _game(args: argparse.Namespace) -> Any:
     from rebel.config import ConfigError, GameSection
+    from rebel.pretrained import PREFIX, get
 
-    section = GameSection(name=args.game)
+    section = GameSection(name=args.game or "liars_dice")
+    args.net_label = args.net
+    if args.net.startswith(PREFIX):
+        try:
+            net = get(args.net[len(PREFIX):])
+        except ValueError as e:
+            raise UsageError(f"--net: {e}") from None
+        if args.game is None and args.dice is None and args.faces is None:
+            section = GameSection(name=net.game["name"], **net.game_params())  # the net's own game
+        args.net = str(net.path)
     from rebel.cli_common import apply_game_flags
 
     try:
@@ -169,7 +179,7 @@ def run(args: argparse.Namespace, inp: TextIO = sys.stdin, out: TextIO = sys.std
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
     table = Table(game, net, depth=args.depth, iterations=args.iters, seed=seed)
     session = _Session(table, args.seat, args.explain, inp, out)
-    print(f"rebel play: {game.description()}, bot = depth-{args.depth} search, T = {args.iters}, net {args.net}, "
+    print(f"rebel play: {game.description()}, bot = depth-{args.depth} search, T = {args.iters}, net {args.net_label}, "
           f"seed {seed}", file=out, flush=True)
     try:
         session.run(args.hands, np.random.default_rng(seed + 1))

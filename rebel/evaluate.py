@@ -74,10 +74,13 @@ def _base_value_net(game: _core.Game, settings: EvalSettings, weights: Optional[
         iterations = settings.oracle_iterations or settings.iterations
         return _core.OracleNet(game, settings.oracle_solver, iterations, settings.oracle_values,
                                off_path=settings.off_path)
-    if not os.path.isfile(settings.net):
-        raise ValueError(f"--net must be 'zero', 'oracle' or a weights file; {settings.net!r} is not a file")
+    from rebel.pretrained import resolve_net
+
+    path = resolve_net(settings.net)  # pretrained:NAME -> its file
+    if not os.path.isfile(path):
+        raise ValueError(f"--net must be 'zero', 'oracle', pretrained:NAME or a weights file; {settings.net!r} is not a file")
     # Exported MLP weights (docs/weights_format.md); the file is validated on load.
-    return _core.MlpValueNet(game, settings.net, precision=settings.precision)
+    return _core.MlpValueNet(game, path, precision=settings.precision)
 
 
 def search_for(game: _core.Game, settings: EvalSettings, weights: Optional[bytes] = None) -> _core.TestTimeSearch:
@@ -231,7 +234,9 @@ def _mode_b_on_ray(game: _core.Game, settings: EvalSettings,
     connect(settings.ray_address, settings.ray_num_cpus, needed_cpus=settings.ray_workers * settings.threads)
     weights = None
     if settings.net not in ("zero", "oracle"):
-        with open(settings.net, "rb") as f:
+        from rebel.pretrained import resolve_net
+
+        with open(resolve_net(settings.net), "rb") as f:
             weights = f.read()
     actors = start_workers(settings.game, settings.game_params, {}, settings.precision, settings.ray_workers,
                            settings.threads, max_restarts=3)

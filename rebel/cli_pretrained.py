@@ -1,0 +1,49 @@
+"""``rebel pretrained``: the value nets shipped with the package."""
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rebel.cli_common import add_subcommand, print_json
+
+DESCRIPTION = """\
+Lists the trained value nets shipped with the package, usable wherever a net is taken as
+--net pretrained:NAME (rebel eval, rebel play): each with its game, the config and command
+that trained it, and its exploitability measured with the paper's protocol (mode (b), depth
+2, N sampled policies, mean [min, max] over evaluation seeds)."""
+
+EXAMPLES = """\
+  rebel pretrained
+  rebel eval --net pretrained:kuhn --repeats 64
+  rebel play --net pretrained:1x4f"""
+
+
+def register(subparsers: Any) -> None:
+    """Adds the ``pretrained`` subcommand."""
+    p = add_subcommand(subparsers, "pretrained", "list the shipped trained nets", DESCRIPTION, EXAMPLES)
+    p.add_argument("--json", action="store_true", help="print the list as JSON (default: a table)")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Handler of ``rebel pretrained``."""
+    from dataclasses import asdict
+
+    from rebel.pretrained import available
+
+    nets = available()
+    if args.json:
+        print_json([{**asdict(n), "path": str(n.path)} for n in nets])
+        return 0
+    for n in nets:
+        params = ", ".join(f"{k}={v}" for k, v in n.game_params().items())
+        e = n.exploitability
+        print(f"pretrained:{n.name}")
+        print(f"  game            {n.game['name']}({params})")
+        print(f"  exploitability  {e['mean']:.4f} [{e['min']:.4f}, {e['max']:.4f}]  (mode (b), depth {e['depth']}, "
+              f"T = {e['iterations']}, N = {e['repeats']}, seeds {', '.join(map(str, e['seeds']))})")
+        t = n.trained
+        print(f"  trained         {n.config}: {t['epochs']} epochs, {t['examples_generated']:,} examples, "
+              f"{t['wall_minutes']:.1f} min")
+        print(f"  reproduce       {n.command}")
+    return 0

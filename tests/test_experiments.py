@@ -185,8 +185,13 @@ def test_table2_quick_pipeline(tmp_path, capsys):
         assert (out / name / "weights.bin").is_file() and (out / name / "eval.json").is_file()
         game = name.rsplit("-", 1)[0]
         assert cell["mean"] < refs[game]["zero"]  # 14 small epochs already beat the zero net (by 2.5-300x here)
+        # The stronger-search row: the same net, DCFR with 2x the iterations (quick settings).
+        assert cell["stronger"]["protocol"] == {"mode": "b", "depth": 2, "iterations": 512, "repeats": 16,
+                                                "solver": "dcfr"}
+        assert 0 <= cell["stronger"]["min"] <= cell["stronger"]["mean"] <= cell["stronger"]["max"] < refs[game]["zero"]
     md = (out / "table2.md").read_text()
     assert "ours: ReBeL with CFR-D" in md and "exact leaf values (oracle net)" in md
+    assert "ours, stronger search (DCFR, T = 512, depth 2): the CFR-D net" in md
     for game in ("1x3f", "kuhn"):
         assert (out / f"curves_{game}.png").stat().st_size > 10_000
     capsys.readouterr()
@@ -201,6 +206,11 @@ def test_table2_quick_pipeline(tmp_path, capsys):
     assert table2.main(["--quick", "--out", str(out), "--cells", "9x9f-cfr"]) == 2
     assert "no config for game '9x9f'" in capsys.readouterr().err
     assert table2.main(["--quick", "--out", str(out), "--cells", "kuhn-xx"]) == 2
+    assert table2.main(["--quick", "--out", str(out), "--cells", "kuhn-fp", "--stronger", "dcfr:4096"]) == 2
+    assert "--stronger must be SOLVER:T:DEPTH" in capsys.readouterr().err
+    # A cached stronger evaluation of another search is not silently reused.
+    assert table2.main(["--quick", "--out", str(out), "--cells", "kuhn-fp", "--stronger", "lcfr:512:2"]) == 2
+    assert "evaluated with another search" in capsys.readouterr().err
     (out / "kuhn-fp" / "eval.json").write_text('{"format": 0}')
     assert table2.main(["--quick", "--out", str(out), "--cells", "kuhn-fp", "--no-progress"]) == 2
     assert "written by another version of table2.py" in capsys.readouterr().err

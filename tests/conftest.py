@@ -48,6 +48,15 @@ def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
                           timeout=timeout, env=env, cwd=REPO_ROOT)
 
 
+def default_sigint() -> None:
+    """preexec_fn for a child that must see Ctrl-C: a shell's background job (pytest started
+    with `&`, as CI scripts may) runs with SIGINT ignored, which children inherit, and Python
+    then installs no KeyboardInterrupt handler at all."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.fixture
 def cli():
     return run_cli

@@ -20,7 +20,7 @@ from rebel.train.config import ConfigError, load_train_config, valid_keys
 from rebel.train.replay import ReplayBuffer
 from rebel.train.trainer import Trainer, value_loss
 from rebel.model import ValueMLP
-from tests.conftest import REPO_ROOT, run_cli
+from tests.conftest import REPO_ROOT, default_sigint, run_cli
 
 # A tiny 1x3f run: a few seconds per epoch on one core.
 TINY = ["game.num_dice=1", "game.num_faces=3", "search.iterations=128", "replay.capacity=20000",
@@ -207,7 +207,7 @@ def test_quick_training_learns(tmp_path):
 def _train_process(args: list[str]) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
     return subprocess.Popen([sys.executable, "-m", "rebel", "train", *args], cwd=REPO_ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
 
 
 def _wait_for_epoch(run_dir: Path, epoch: int, proc: subprocess.Popen, timeout: float = 240) -> None:

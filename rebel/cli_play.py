@@ -175,6 +175,8 @@ def run(args: argparse.Namespace, inp: TextIO = sys.stdin, out: TextIO = sys.std
     game = _game(args)
     if args.depth < 1 or args.iters < 2:
         raise UsageError("--depth must be >= 1 and --iters >= 2")
+    if args.hands < 0:
+        raise UsageError(f"--hands must be >= 0 (0: until EOF), got {args.hands}")
     net = _net(game, args.net)
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
     table = Table(game, net, depth=args.depth, iterations=args.iters, seed=seed)

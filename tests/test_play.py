@@ -115,6 +115,10 @@ def test_play_a_fixed_number_of_hands():
     (["--net", "/no/such/file"], "is not a file"),
     (["--game", "kuhn", "--dice", "2"], "--dice does not apply to kuhn"),
     (["--game", "chess"], "chess"),
+    (["--hands", "-1"], "--hands must be >= 0"),
+    (["--seat", "2"], "invalid choice"),
+    (["--game", "kuhn", "--net", "pretrained:1x4f"], "--net"),           # a net for another game
+    (["--net", "pretrained:chess"], "no pretrained net 'chess'; available: "),
 ])
 def test_play_bad_input_exits_2(args, message):
     r = run_cli("play", *args)

@@ -34,7 +34,7 @@ import numpy as np
 
 import rebel
 from _machine import cpu_name  # benchmarks/_machine.py (this script's folder is on sys.path)
-from rebel.cli_common import emit_report
+from rebel.cli.common import emit_report
 
 REPO = Path(__file__).resolve().parent.parent
 GAMES = {"1x4f": "liars_dice_1x4f", "1x5f": "liars_dice_1x5f", "1x6f": "liars_dice_1x6f", "2x3f": "liars_dice_2x3f"}
@@ -52,7 +52,7 @@ MACHINES = (1, 4, 16, 64)
 
 def run_training(config: str, overrides: list[str], epochs: int) -> dict[str, Any]:
     """Trains ``epochs`` epochs in a temporary run directory; returns rates from metrics.jsonl."""
-    from rebel.train.config import load_train_config, to_yaml
+    from rebel.config.train import load_train_config, to_yaml
     from rebel.train.run import Training
     from rebel.train.rundir import RunDirectory
 
@@ -100,10 +100,9 @@ def object_store_costs(sizes: dict[str, int], reps: int = 20) -> dict[str, float
 
 
 def epoch_bytes(config: str) -> dict[str, int]:
-    from rebel.model import ValueMLP
-    from rebel.train.config import load_train_config
+    from rebel.config.train import load_train_config
+    from rebel.model import ValueMLP, weights_to_bytes
     from rebel.train.run import examples_per_epoch
-    from rebel.weights_io import weights_to_bytes
 
     cfg = load_train_config(str(REPO / "configs" / f"{config}.yaml"))
     game = cfg.game.make()

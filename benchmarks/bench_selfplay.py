@@ -32,10 +32,10 @@ import torch
 import rebel
 from rebel import _core
 from _machine import cpu_name  # benchmarks/_machine.py (this script's folder is on sys.path)
-from rebel.cli_common import emit_report
+from rebel.cli.common import emit_report
+from rebel.config.train import TrainerSection
 from rebel.model import ValueMLP
-from rebel.weights_io import weights_to_bytes
-from rebel.train.config import TrainerSection
+from rebel.model import weights_to_bytes
 from rebel.train.replay import ReplayBuffer
 from rebel.train.selfplay import GenerationPool, SelfPlayLoop
 from rebel.train.trainer import Trainer

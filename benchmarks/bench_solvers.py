@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 import rebel
-from rebel.cli_common import emit_report
+from rebel.cli.common import emit_report
 from rebel.games import make
 from rebel.solve import SOLVERS
 

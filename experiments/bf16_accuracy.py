@@ -24,10 +24,10 @@ from typing import Any, Dict, List
 import numpy as np
 
 from rebel import _core
-from rebel.cli_common import emit_report
+from rebel.cli.common import emit_report
+from rebel.config.train import load_train_config
 from rebel.evaluate import EvalSettings, evaluate
 from rebel.progress import Progress
-from rebel.train.config import load_train_config
 from rebel.train.evaluation import HeldOutSet
 
 

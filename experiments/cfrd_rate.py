@@ -39,7 +39,7 @@ import numpy as np
 from tqdm import tqdm
 
 from rebel import _core
-from rebel.cli_common import emit_report
+from rebel.cli.common import emit_report
 from rebel.games import make
 from rebel.solve import DEFAULT_OFF_PATH, OFF_PATH_MODES
 

@@ -23,10 +23,10 @@ import torch
 
 import rebel
 from rebel import _core
-from rebel.cli_common import emit_report
-from rebel.train.config import load_train_config
+from rebel.cli.common import emit_report
+from rebel.config.train import load_train_config
+from rebel.model import load_weights
 from rebel.train.evaluation import heldout_walk
-from rebel.weights_io import load_weights
 
 
 def heldout_pbs(config: Any) -> list[tuple[list[int], np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:

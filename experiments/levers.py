@@ -35,12 +35,12 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 
 from rebel import _core
-from rebel.cli_common import emit_report
-from rebel.cli_train import _config_path
+from rebel.cli.common import emit_report
+from rebel.cli.train import _config_path
+from rebel.config.train import load_train_config
 from rebel.evaluate import EvalSettings, evaluate
 from rebel.machine import cpu_name
 from rebel.progress import Progress
-from rebel.train.config import load_train_config
 from rebel.train.evaluation import HeldOutSet
 
 log = logging.getLogger("levers")

@@ -29,7 +29,7 @@ import numpy as np
 from tqdm import tqdm
 
 from rebel import _core
-from rebel.cli_common import emit_report
+from rebel.cli.common import emit_report
 from rebel.games import make
 
 log = logging.getLogger("mode_a_variants")

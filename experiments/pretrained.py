@@ -47,7 +47,7 @@ def main() -> int:
     parser.add_argument("--eval-json", type=Path, help="take the listed exploitability from this evaluation file")
     args = parser.parse_args()
 
-    from rebel.train.config import load_train_config
+    from rebel.config.train import load_train_config
 
     config = load_train_config(str(args.run_dir / "config.yaml"))
     rows = [json.loads(line) for line in (args.run_dir / "metrics.jsonl").read_text().splitlines()]

@@ -56,8 +56,8 @@ from cfrd_rate import ITERATE_WEIGHT_POWER, FullTreeTools, RootOnlyPlay  # noqa:
 
 from rebel import _core  # noqa: E402
 from rebel.evaluate import LEAF_ERROR_KINDS  # noqa: E402
-from rebel.progress import Progress  # noqa: E402
 from rebel.games import make  # noqa: E402
+from rebel.progress import Progress  # noqa: E402
 
 log = logging.getLogger("safe_search_bound")
 
@@ -510,7 +510,7 @@ def _checkpoint_entries(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def heldout_error(run_dir: str) -> dict[str, float]:
     """The trained net's error on its run's held-out PBSs (exact labels, regenerated from the
     run's config exactly as the run drew them)."""
-    from rebel.train.config import load_train_config
+    from rebel.config.train import load_train_config
     from rebel.train.evaluation import HeldOutSet
 
     config = load_train_config(str(Path(run_dir) / "config.yaml"))
@@ -522,7 +522,7 @@ def heldout_error(run_dir: str) -> dict[str, float]:
 
 def check_checkpoint(settings: Settings, run_dir: str) -> None:
     """ValueError unless `run_dir` is a training run of the sweep's game."""
-    from rebel.train.config import load_train_config
+    from rebel.config.train import load_train_config
 
     folder = Path(run_dir)
     for name in ("config.yaml", "weights.bin"):

@@ -184,8 +184,8 @@ def evaluate_cell(cell: str, run_dir: Path, plan: Plan, threads: int, progress: 
                   search: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """The paper's protocol on the cell's final net, once per seed (cached in eval.json); with
     ``search`` ({solver, iterations, depth}) that search instead (cached in eval_stronger.json)."""
+    from rebel.config.train import load_train_config
     from rebel.evaluate import EvalSettings, evaluate
-    from rebel.train.config import load_train_config
 
     path = run_dir / ("eval_stronger.json" if search else "eval.json")
     if path.is_file():
@@ -232,10 +232,10 @@ def _write_json(path: Path, obj: Any) -> None:
 # ------------------------------------------------------------------------------ references
 def references(game_key: str, plan: Plan, out: Path, threads: int, oracle: bool, progress: bool) -> Dict[str, Any]:
     """Full-game LCFR and LFP, the zero net's search and (if asked) the oracle's, per game."""
+    from rebel.cli.train import _config_path
+    from rebel.config.train import load_train_config
     from rebel.evaluate import EvalSettings, evaluate
     from rebel.solve import solve
-    from rebel.train.config import load_train_config
-    from rebel.cli_train import _config_path
 
     path = out / "references.json"
     all_refs = read_json(path, "references") if path.is_file() else {"format": FORMAT, "games": {}}

@@ -5,15 +5,20 @@ Input rows follow the layout of ``csrc/core/value_net.h`` (length ``game.query_s
 normalised beliefs of player 0, normalised beliefs of player 1. The output holds one
 value per hand of the queried player (``game.num_hands``).
 
-The same network runs natively (C++, no torch) inside the solvers: see :func:`to_native`
-and :mod:`rebel.weights_io` for the weights file format.
+The same network runs natively (C++, no torch) inside the solvers: :func:`to_native` hands
+it over, and :func:`weights_to_bytes` / :func:`weights_from_bytes` / :func:`export_weights` /
+:func:`load_weights` convert it to and from the weights file format of :mod:`rebel.weights_io`.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Tuple
+import os
+from typing import TYPE_CHECKING, List, Tuple, Union
 
+import numpy as np
 import torch
 from torch import nn
+
+from rebel.weights_io import payload_from_bytes, weights_from_arrays, write_atomic
 
 if TYPE_CHECKING:  # pragma: no cover
     from rebel._core import Game, MlpValueNet
@@ -87,13 +92,59 @@ def to_native(model: ValueMLP, game: "Game", isa: str = "auto", precision: str =
     output size ``game.num_hands``) or the precision cannot run on this CPU.
     """
     from rebel._core import MlpValueNet
-    from rebel.weights_io import weights_to_bytes
 
     return MlpValueNet(game, weights_to_bytes(model), isa=isa, precision=precision)
 
 
 def update_native(net: "MlpValueNet", model: ValueMLP) -> None:
     """Atomically replaces ``net``'s weights with ``model``'s (safe while solvers run)."""
-    from rebel.weights_io import weights_to_bytes
-
     net.set_weights_bytes(weights_to_bytes(model))
+
+
+# ------------------------------------------------------------------ weights file conversion
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def _parameters_in_order(model: ValueMLP) -> List[torch.Tensor]:
+    """Parameters in file order: per block W, b, LayerNorm weight, bias; then head W, b."""
+    tensors: List[torch.Tensor] = []
+    for linear, norm in model.blocks():
+        tensors += [linear.weight, linear.bias, norm.weight, norm.bias]
+    return tensors + [model.head.weight, model.head.bias]
+
+
+def weights_to_bytes(model: ValueMLP) -> bytes:
+    """Serialises ``model`` (any device or dtype; stored as float32)."""
+    if not isinstance(model, ValueMLP):
+        raise TypeError(f"model must be a rebel.model.ValueMLP, got {type(model).__name__}")
+    with torch.no_grad():
+        arrays = [t.detach().to("cpu", torch.float32).contiguous().reshape(-1).numpy()
+                  for t in _parameters_in_order(model)]
+    return weights_from_arrays(model.input_size, model.output_size, model.hidden, model.layers, arrays,
+                               model.layer_norm_eps)
+
+
+def weights_from_bytes(data: bytes) -> ValueMLP:
+    """Rebuilds a :class:`ValueMLP` (float32, CPU) from serialised weights (ValueError if malformed)."""
+    header, payload = payload_from_bytes(data)
+    model = ValueMLP(header.input_size, header.output_size, hidden=max(header.hidden_size, 1),
+                     layers=header.num_layers, layer_norm_eps=header.layer_norm_eps)
+    offset = 0
+    with torch.no_grad():
+        for tensor in _parameters_in_order(model):
+            n = tensor.numel()
+            tensor.copy_(torch.from_numpy(np.ascontiguousarray(payload[offset: offset + n])).reshape(tensor.shape))
+            offset += n
+    return model
+
+
+def export_weights(model: ValueMLP, path: PathLike) -> None:
+    """Writes ``model``'s weights to ``path`` atomically (the old file or the new, never a partial one)."""
+    write_atomic(weights_to_bytes(model), path)
+
+
+def load_weights(path: PathLike) -> ValueMLP:
+    """Reads a weights file back into a :class:`ValueMLP` (ValueError if malformed)."""
+    with open(path, "rb") as f:
+        return weights_from_bytes(f.read())

@@ -5,7 +5,9 @@ On a terminal a phase shows a tqdm bar once it has run ``after`` seconds; off a 
 
     rebel: mode (b) sampled policies: 96/1024 (9%), 61 s elapsed, about 590 s left
 
-Phases shorter than ``after`` seconds print nothing either way.
+Phases shorter than ``after`` seconds print nothing either way. Training uses the same class
+for its epoch bar (``initial`` for a resumed run, ``leave`` to keep the finished bar, and
+:meth:`Progress.set_postfix` for the latest loss and rate).
 """
 from __future__ import annotations
 
@@ -26,16 +28,18 @@ class Progress:
 
     def __init__(self, desc: str, total: int, unit: str = "it", *, enabled: bool = True,
                  after: float = AFTER_SECONDS, every: float = EVERY_SECONDS, stream: Optional[TextIO] = None,
-                 terminal: Optional[bool] = None) -> None:
+                 terminal: Optional[bool] = None, initial: int = 0, leave: bool = False) -> None:
         self.desc, self.total, self.unit = desc, total, unit
+        self.initial, self.leave = initial, leave
         self.enabled, self.after, self.every = enabled, after, every
         self.stream = stream if stream is not None else sys.stderr
         self.terminal = terminal if terminal is not None else _isatty(self.stream)
         self.start = time.perf_counter()
         self.last_line = self.start
         self.bar: Any = None
-        self.shown = 0
+        self.shown = initial
         self.lines = 0
+        self.postfix: dict[str, str] = {}
 
     def __call__(self, done: int) -> None:
         if not self.enabled:
@@ -47,7 +51,10 @@ class Progress:
             if self.bar is None:
                 from tqdm import tqdm
 
-                self.bar = tqdm(total=self.total, desc=self.desc, unit=self.unit, leave=False, file=self.stream)
+                self.bar = tqdm(total=self.total, desc=self.desc, unit=self.unit, initial=self.initial,
+                                leave=self.leave, file=self.stream, dynamic_ncols=True)
+            if self.postfix:
+                self.bar.set_postfix(self.postfix, refresh=False)
             self.bar.update(done - self.shown)
             self.shown = done
         elif self.lines == 0 or now - self.last_line >= self.every:
@@ -56,14 +63,24 @@ class Progress:
             self.stream.write(self.line(done, now - self.start) + "\n")
             self.stream.flush()
 
+    @property
+    def shows_bar(self) -> bool:
+        """Whether this phase draws a bar (enabled, on a terminal) rather than log lines."""
+        return self.enabled and self.terminal
+
+    def set_postfix(self, values: dict[str, str]) -> None:
+        """Figures shown after the bar (e.g. the latest loss); lines off a terminal omit them."""
+        self.postfix = dict(values)
+
     def line(self, done: int, elapsed: float) -> str:
         """The log line for ``done`` steps after ``elapsed`` seconds."""
         text = f"rebel: {self.desc}: {done}/{self.total} {self.unit}"
         if self.total > 0:
             text += f" ({100 * done // self.total}%)"
         text += f", {elapsed:.0f} s elapsed"
-        if 0 < done < self.total:
-            text += f", about {elapsed * (self.total - done) / done:.0f} s left"
+        done_here = done - self.initial
+        if 0 < done_here and done < self.total:
+            text += f", about {elapsed * (self.total - done) / done_here:.0f} s left"
         return text
 
     def close(self) -> None:

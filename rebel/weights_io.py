@@ -1,13 +1,13 @@
-"""Reading and writing :class:`rebel.model.ValueMLP` weights in the native binary format.
+"""The native binary format of value-net weights (torch-free).
 
 The format (``docs/weights_format.md``) is a 48-byte little-endian header, the parameters
 as float32 little-endian in a fixed order, and a CRC-32 of everything before it. It holds
 no code (unlike pickle) and is what the C++ :class:`rebel._core.MlpValueNet` loads.
 Malformed data raises ValueError here exactly as it does in C++.
 
-torch is imported only by the functions that take or build a :class:`ValueMLP`:
-:func:`weights_from_arrays` writes the format from numpy arrays alone (the sanitizer test
-runs, which do not load torch, use it).
+This module knows the format only and never imports torch (the sanitizer test runs, which
+do not load torch, write weights with :func:`weights_from_arrays`); converting a torch
+:class:`rebel.model.ValueMLP` to and from it lives in :mod:`rebel.model`.
 """
 from __future__ import annotations
 
@@ -16,14 +16,9 @@ import struct
 import tempfile
 import zlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, List, Sequence, Union
+from typing import List, Sequence, Union
 
 import numpy as np
-
-if TYPE_CHECKING:  # pragma: no cover
-    import torch
-
-    from rebel.model import ValueMLP
 
 MAGIC = b"REBELMLP"
 VERSION = 1
@@ -60,14 +55,6 @@ class WeightsHeader:
         return HEADER_SIZE + 4 * self.expected_payload_floats() + _TRAILER.size
 
 
-def _parameters_in_order(model: "ValueMLP") -> List["torch.Tensor"]:
-    """Parameters in file order: per block W, b, LayerNorm weight, bias; then head W, b."""
-    tensors: List[torch.Tensor] = []
-    for linear, norm in model.blocks():
-        tensors += [linear.weight, linear.bias, norm.weight, norm.bias]
-    return tensors + [model.head.weight, model.head.bias]
-
-
 def weights_from_arrays(input_size: int, output_size: int, hidden: int, layers: int,
                         parameters: Sequence[np.ndarray], layer_norm_eps: float = 1e-5) -> bytes:
     """Serialises parameters given as arrays, in file order (no torch needed).
@@ -95,20 +82,6 @@ def weights_from_arrays(input_size: int, output_size: int, hidden: int, layers: 
     body = _HEADER.pack(MAGIC, VERSION, HEADER_SIZE, input_size, output_size, hidden, layers,
                         layer_norm_eps, 0, payload.size) + payload.tobytes()
     return body + _TRAILER.pack(zlib.crc32(body))
-
-
-def weights_to_bytes(model: "ValueMLP") -> bytes:
-    """Serialises ``model`` (any device or dtype; stored as float32)."""
-    import torch
-
-    from rebel.model import ValueMLP
-
-    if not isinstance(model, ValueMLP):
-        raise TypeError(f"model must be a rebel.model.ValueMLP, got {type(model).__name__}")
-    with torch.no_grad():
-        arrays = [t.detach().to("cpu", torch.float32).contiguous().reshape(-1).numpy() for t in _parameters_in_order(model)]
-    return weights_from_arrays(model.input_size, model.output_size, model.hidden, model.layers, arrays,
-                               model.layer_norm_eps)
 
 
 def read_header(data: bytes) -> WeightsHeader:
@@ -139,12 +112,9 @@ def read_header(data: bytes) -> WeightsHeader:
     return header
 
 
-def weights_from_bytes(data: bytes) -> "ValueMLP":
-    """Rebuilds a :class:`ValueMLP` (float32, CPU) from serialised weights."""
-    import torch
-
-    from rebel.model import ValueMLP
-
+def payload_from_bytes(data: bytes) -> tuple[WeightsHeader, np.ndarray]:
+    """Validates serialised weights (header, CRC-32, finite values) and returns the header and
+    the parameters as one float32 array in file order (ValueError if anything is wrong)."""
     data = bytes(data)
     header = read_header(data)
     body_size = len(data) - _TRAILER.size
@@ -154,26 +124,16 @@ def weights_from_bytes(data: bytes) -> "ValueMLP":
     payload = np.frombuffer(data, dtype="<f4", count=header.payload_floats, offset=HEADER_SIZE)
     if not np.all(np.isfinite(payload)):
         raise ValueError("MLP weights: payload contains non-finite values")
-
-    model = ValueMLP(header.input_size, header.output_size, hidden=max(header.hidden_size, 1),
-                     layers=header.num_layers, layer_norm_eps=header.layer_norm_eps)
-    offset = 0
-    with torch.no_grad():
-        for tensor in _parameters_in_order(model):
-            n = tensor.numel()
-            tensor.copy_(torch.from_numpy(payload[offset: offset + n].astype(np.float32)).reshape(tensor.shape))
-            offset += n
-    return model
+    return header, payload.astype(np.float32)
 
 
-def export_weights(model: "ValueMLP", path: PathLike) -> None:
-    """Writes ``model``'s weights to ``path`` atomically.
+def write_atomic(data: bytes, path: PathLike) -> None:
+    """Writes ``data`` to ``path`` atomically.
 
     The bytes go to a temporary file in the same directory, are flushed and fsync'ed, and
     the file is then renamed over ``path``: readers see the old file or the new one,
     never a partial write.
     """
-    data = weights_to_bytes(model)
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
@@ -202,9 +162,3 @@ def _fsync_directory(directory: str) -> None:
         pass
     finally:
         os.close(fd)
-
-
-def load_weights(path: PathLike) -> "ValueMLP":
-    """Reads a weights file back into a :class:`ValueMLP` (ValueError if malformed)."""
-    with open(path, "rb") as f:
-        return weights_from_bytes(f.read())

@@ -1,4 +1,4 @@
-"""Shared Hypothesis settings of the property-based fuzz tests (issue 15).
+"""Shared Hypothesis settings of the property-based fuzz tests.
 
 Every property runs derandomized (a fixed seed: the same cases on every run and machine),
 with no example database, no deadline and a bounded number of examples. Under a sanitizer

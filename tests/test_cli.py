@@ -9,9 +9,9 @@ from conftest import REPO_ROOT, liars_dice, run_cli, solved
 
 import rebel
 from rebel.cli import build_parser, main
+from rebel.config.solve import DEFAULTS, ConfigError, load_solve_config
 from rebel.policy_io import load_policy
 from rebel.solve import SOLVERS
-from rebel.solve_config import DEFAULTS, ConfigError, load_solve_config
 
 
 def test_solve_json_matches_direct_solve(tmp_path):

@@ -9,7 +9,7 @@ import pytest
 from conftest import kuhn, liars_dice, run_cli, solved
 
 import rebel
-from rebel import cli_common
+from rebel.cli import common as cli_common
 from rebel.cli import build_parser, main
 from rebel.policy_io import load_policy
 

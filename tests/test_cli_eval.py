@@ -45,7 +45,7 @@ def test_eval_kuhn_oracle_text_report(capsys):
 def test_eval_with_exported_mlp_weights(tmp_path, capsys):
     torch = pytest.importorskip("torch")
     from rebel.model import ValueMLP
-    from rebel.weights_io import export_weights
+    from rebel.model import export_weights
 
     torch.manual_seed(0)
     game = rebel.make_game("liars_dice", {"num_dice": 1, "num_faces": 3})

@@ -1,4 +1,4 @@
-"""Thread safety of the shared value net (issue 15).
+"""Thread safety of the shared value net.
 
 Several solver threads share one MlpValueNet while another thread swaps its weights. The
 design (csrc/nets/mlp.h) promises that every batch runs entirely with the weights snapshot

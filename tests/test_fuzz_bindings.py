@@ -1,4 +1,4 @@
-"""Property-based fuzzing of every binding that takes user data (issue 15).
+"""Property-based fuzzing of every binding that takes user data.
 
 The property, for every generated input: the call either returns the correct result
 (checked against an independent NumPy computation) or raises a documented exception

@@ -1,4 +1,4 @@
-"""Property-based fuzzing of the user-facing file and command-line inputs (issue 15):
+"""Property-based fuzzing of the user-facing file and command-line inputs:
 policy files (JSON and .npz corruptions), configuration files and overrides (random keys,
 types, YAML garbage) and the CLI with generated argument lists.
 
@@ -23,18 +23,18 @@ from typing import Any, Dict, List
 import numpy as np
 import pytest
 import yaml
-from conftest import REPO_ROOT, full_tree, kuhn, liars_dice, solved
+from conftest import REPO_ROOT, kuhn, liars_dice, solved
 from fuzzing import fuzz_settings
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from mlp_arrays import random_weights
 
 import rebel
-from rebel.config import ConfigError
-from rebel.eval_config import load_eval_config
+from rebel.config.common import ConfigError
+from rebel.config.eval import load_eval_config
+from rebel.config.solve import load_solve_config
+from rebel.config.train import load_train_config
 from rebel.policy_io import load_policy, save_policy
-from rebel.solve_config import load_solve_config
-from rebel.train.config import load_train_config
 
 CASE_TIMEOUT_S = 60  # a case running longer than this counts as a hang
 

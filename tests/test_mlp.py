@@ -20,16 +20,17 @@ torch = pytest.importorskip("torch")
 
 import rebel  # noqa: E402
 from rebel import _core  # noqa: E402
-from rebel.model import ValueMLP, query_size, to_native, update_native  # noqa: E402
-from rebel.weights_io import (  # noqa: E402
-    HEADER_SIZE,
-    MAGIC,
+from rebel.model import (  # noqa: E402
+    ValueMLP,
     export_weights,
     load_weights,
-    read_header,
+    query_size,
+    to_native,
+    update_native,
     weights_from_bytes,
     weights_to_bytes,
 )
+from rebel.weights_io import HEADER_SIZE, MAGIC, read_header  # noqa: E402
 
 ISAS: List[str] = list(_core.mlp_supported_isas())
 PARITY_ATOL = 1e-5

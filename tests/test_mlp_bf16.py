@@ -26,7 +26,7 @@ try:
     import torch
 
     from rebel.model import ValueMLP, to_native
-    from rebel.weights_io import weights_to_bytes
+    from rebel.model import weights_to_bytes
 except ModuleNotFoundError:  # also the sanitizer jobs' stub
     torch = None
 needs_torch = pytest.mark.skipif(torch is None, reason="torch is not installed (or not loaded, under the sanitizers)")
@@ -215,8 +215,8 @@ import sys
 import numpy as np
 import rebel
 from rebel import _core
+from rebel.config.train import ConfigError, load_train_config
 from rebel.model import ValueMLP, to_native
-from rebel.train.config import ConfigError, load_train_config
 import torch
 torch.manual_seed(0)
 assert _core.mlp_supported_bf16_isas() == [], _core.mlp_supported_bf16_isas()

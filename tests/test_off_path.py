@@ -1,10 +1,10 @@
-"""Nodes the current iterate reaches with probability exactly 0 (issue 16): the off-path modes.
+"""Nodes the current iterate reaches with probability exactly 0: the off-path modes.
 
 `skip` is the behaviour before the option existed; `floor` is the eps -> 0 limit of the
 original ReBeL code's 1e-80 floors; `conditional` updates every node with values
 conditional on reaching it. The modes are checked against a literal implementation with a
 real eps in arbitrary-exponent arithmetic (tests/reference_offpath.py) and against the
-original code's mode-(a) figures quoted in the issue.
+original code's mode-(a) figures on a fixed random net.
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def expl(game, tree, policy) -> float:
 
 @pytest.fixture(scope="module")
 def random_net():
-    """The issue's net: torch.manual_seed(1); ValueMLP.for_game(1x4f), run natively."""
+    """A fixed random net: torch.manual_seed(1); ValueMLP.for_game(1x4f), run natively."""
     torch = pytest.importorskip("torch")
     from rebel.model import ValueMLP, to_native
 
@@ -55,7 +55,7 @@ def test_modes_and_default():
 
 # Mode (a) on 1x4f, depth 2, LCFR, the random net: exploitability after T half-iterations.
 SKIP_MODE_A = {2: 0.520190263, 4: 0.530090958, 8: 0.544837413, 16: 0.576087640, 64: 0.601324566}
-# The original code, as quoted in the issue (to 1e-5; it rounds terminal probabilities to
+# The original code on the same net and settings (to 1e-5; it rounds terminal probabilities to
 # float, so the last digits differ from any double-precision computation).
 ORIGINAL_MODE_A = {2: 0.520190243, 4: 0.530021484, 8: 0.544474448, 16: 0.574028612, 64: 0.598045707}
 
@@ -74,8 +74,8 @@ def test_floor_mode_a_reproduces_the_original_code(random_net, iterations):
 
 
 def test_floor_subgame_at_4_5_matches_the_literal_original(random_net):
-    """The issue's [4, 5] subgame at T = 4. Its figure, 0.492580 / 0.507420 for bid 7 / liar at
-    [4, 5, 6] for every hand, is what the original code computes from the issue's rounded,
+    """The [4, 5] subgame at T = 4. Its figure, 0.492580 / 0.507420 for bid 7 / liar at
+    [4, 5, 6] for every hand, is what the original code computes from the rounded,
     unnormalised beliefs *with* its float roundings: where the opponent's reach is of order
     1e-80 its float win probabilities and leaf values vanish, which makes every hand alike.
     In double precision (and from normalised beliefs, as the search passes them) the
@@ -85,9 +85,9 @@ def test_floor_subgame_at_4_5_matches_the_literal_original(random_net):
     tree = rebel.build_tree(LD14, [4, 5], 2)
     node = tree.find([6])
     bid7, liar = tree.first_child[node], tree.first_child[node] + 1
-    issue_b = ([0.091585, 0.020833, 0.025776, 0.049657], [0.459843, 0.041667, 0.041667, 0.489783])
+    rounded_b = ([0.091585, 0.020833, 0.025776, 0.049657], [0.459843, 0.041667, 0.041667, 0.489783])
 
-    original = LiteralCfr(LD14, tree, "lcfr", "floor", 1e-80, beliefs=issue_b, net=random_net, float32=True).run(4)
+    original = LiteralCfr(LD14, tree, "lcfr", "floor", 1e-80, beliefs=rounded_b, net=random_net, float32=True).run(4)
     np.testing.assert_allclose(original.average_policy()[bid7], 0.492580, atol=1e-6)
     np.testing.assert_allclose(original.average_policy()[liar], 0.507420, atol=1e-6)
 
@@ -98,8 +98,8 @@ def test_floor_subgame_at_4_5_matches_the_literal_original(random_net):
     rt = root.tree
     b0 = 0.25 * root.average_policy()[rt.find([4])]
     b1 = 0.25 * root.average_policy()[rt.find([4, 5])]
-    np.testing.assert_allclose(4 * b0, issue_b[0], atol=1e-6)  # the issue's beliefs, unnormalised
-    np.testing.assert_allclose(4 * b1, issue_b[1], atol=1e-6)
+    np.testing.assert_allclose(4 * b0, rounded_b[0], atol=1e-6)  # the rounded beliefs, unnormalised
+    np.testing.assert_allclose(4 * b1, rounded_b[1], atol=1e-6)
     beliefs = (b0 / b0.sum(), b1 / b1.sum())
     literal = LiteralCfr(LD14, tree, "lcfr", "floor", 1e-80, beliefs=beliefs, net=random_net).run(4)
     ours = rebel.SubgameSolver(LD14, tree, *beliefs, solver="lcfr", net=random_net, off_path="floor")
@@ -226,7 +226,7 @@ def test_bad_mode_is_rejected():
 
 
 def test_solve_cli_and_config(tmp_path):
-    from rebel.solve_config import ConfigError, load_solve_config
+    from rebel.config.solve import ConfigError, load_solve_config
 
     assert load_solve_config(None, ["solver.off_path=floor"]).solver.off_path == "floor"
     with pytest.raises(ConfigError, match="off_path"):

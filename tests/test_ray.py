@@ -141,7 +141,7 @@ def local_ray():
 
 
 def _train_in_process(run_dir: Path, overrides: list[str], during=None):
-    from rebel.train.config import load_train_config, to_yaml
+    from rebel.config.train import load_train_config, to_yaml
     from rebel.train.run import Training
     from rebel.train.rundir import RunDirectory
 
@@ -205,7 +205,7 @@ def test_ray_evaluation_equals_the_local_one(local_ray, tmp_path):
 
     from rebel.evaluate import EvalSettings, evaluate
     from rebel.model import ValueMLP
-    from rebel.weights_io import export_weights
+    from rebel.model import export_weights
 
     game = liars_dice(1, 3)
     torch.manual_seed(3)

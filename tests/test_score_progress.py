@@ -133,3 +133,20 @@ def test_every_eval_phase_reports_progress():
     assert seen["mode_b"][-1] == (3, 3)
     for calls in seen.values():
         assert [d for d, _ in calls] == sorted(d for d, _ in calls)
+
+
+def test_progress_of_a_resumed_phase_counts_from_its_start(monkeypatch):
+    """A phase resumed at `initial` (training from a checkpoint) estimates the time left from
+    the steps done since it started, not from the total."""
+    clock = iter([0.0, 10.0, 40.0])
+    monkeypatch.setattr("rebel.progress.time.perf_counter", lambda: next(clock))
+    out = io.StringIO()
+    p = Progress("training", 100, "epoch", stream=out, terminal=False, after=0.0, initial=60)
+    p.set_postfix({"loss": "0.01"})  # drawn on a bar; lines leave it out
+    p(61)  # at 10 s
+    p(80)  # at 40 s
+    assert out.getvalue().splitlines() == [
+        "rebel: training: 61/100 epoch (61%), 10 s elapsed, about 390 s left",
+        "rebel: training: 80/100 epoch (80%), 40 s elapsed, about 40 s left",
+    ]
+    assert not p.shows_bar

@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 import torch
 
+from rebel.config.train import ConfigError, load_train_config, valid_keys
+from rebel.model import ValueMLP
 from rebel.train.checkpoint import CheckpointError, load_checkpoint
-from rebel.train.config import ConfigError, load_train_config, valid_keys
 from rebel.train.replay import ReplayBuffer
 from rebel.train.trainer import Trainer, value_loss
-from rebel.model import ValueMLP
 from tests.conftest import REPO_ROOT, default_sigint, run_cli
 
 # A tiny 1x3f run: a few seconds per epoch on one core.
@@ -120,7 +120,7 @@ def test_paper_settings_and_the_measured_levers(game):
 
 
 def test_weight_average_follows_each_step_and_survives_a_checkpoint():
-    from rebel.train.config import TrainerSection
+    from rebel.config.train import TrainerSection
 
     torch.manual_seed(0)
     settings = TrainerSection(epoch_examples=64, batch_size=32, lr=1e-2, ema_decay=0.75)

@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator, Optional
 import numpy as np
 
 from rebel import _core
-from rebel.train.config import ConfigError, TrainConfig
+from rebel.config.train import ConfigError, TrainConfig
 
 log = logging.getLogger(__name__)
 

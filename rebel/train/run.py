@@ -18,23 +18,26 @@ import math
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 import torch
 
 from rebel import _core
-from rebel.model import ValueMLP, to_native
+from rebel.config.train import TrainConfig, game_of
+from rebel.model import ValueMLP, export_weights, to_native, weights_to_bytes
 from rebel.precision import native_kernel
+from rebel.progress import Progress, progress_callback
 from rebel.solve import solve
 from rebel.train.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from rebel.train.config import TrainConfig, game_of
 from rebel.train.evaluation import HeldOutSet, check_evaluable, search_exploitability, search_exploitability_ray
 from rebel.train.replay import ReplayBuffer
 from rebel.train.rundir import RunDirectory
 from rebel.train.selfplay import GenerationPool, SelfPlayLoop
 from rebel.train.trainer import Trainer
-from rebel.weights_io import export_weights, weights_to_bytes
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rebel.train.ray_pool import RayGenerationPool
 
 log = logging.getLogger("rebel.train")
 
@@ -82,7 +85,10 @@ class Training:
         self.evaluates = e.every > 0 or e.final or e.references or e.heldout_steps > 0
         if self.evaluates:
             check_evaluable(self.game)
-        self.progress = (sys.stderr.isatty() if show_progress is None else show_progress) and config.run.progress
+        # Progress reports: bars on a terminal (or when show_progress forces them), lines on
+        # stderr every 30 s otherwise; none with run.progress = false or show_progress = False.
+        self.progress = config.run.progress and show_progress is not False
+        self.terminal = sys.stderr.isatty() if show_progress is None else show_progress
         torch.set_num_threads(config.trainer.torch_threads)
         seed = config.selfplay.seed
         torch.manual_seed(seed)
@@ -184,8 +190,8 @@ class Training:
             else:
                 start = time.perf_counter()
                 log.info("labelling the held-out set: %d self-play steps solved to the end of the game", e.heldout_steps)
-                with _Bar(self.progress, e.heldout_steps, "held-out set") as bar:
-                    self.heldout = HeldOutSet.generate(self.game, self.config, progress=bar.update_to)
+                with self._phase("held-out set", e.heldout_steps) as bar:
+                    self.heldout = HeldOutSet.generate(self.game, self.config, progress=progress_callback(bar))
                 self.run_dir.save_heldout(self.heldout.rows, self.heldout.targets)
                 log.info("held-out set: %d PBS rows in %.1f s", len(self.heldout.rows), time.perf_counter() - start)
         if e.references and not self.references:
@@ -197,11 +203,12 @@ class Training:
         full_solver = s.solver  # the same algorithm as the search's, without a depth limit
         log.info("references: full-game %s and the zero net's search", full_solver)
         full = solve(self.game, full_solver, s.iterations, off_path=s.off_path, progress=False)
-        with _Bar(self.progress, self.config.evaluation.repeats, "zero-net search") as bar:
+        with self._phase("zero-net search", self.config.evaluation.repeats) as bar:
+            report = progress_callback(bar)
             if self.config.evaluation.backend == "ray":
-                zero = search_exploitability_ray(self.game, self.config, None, self._ray_actors(), progress=bar.update_to)
+                zero = search_exploitability_ray(self.game, self.config, None, self._ray_actors(), progress=report)
             else:
-                zero = search_exploitability(self.game, _core.ZeroNet(self.game), self.config, progress=bar.update_to)
+                zero = search_exploitability(self.game, _core.ZeroNet(self.game), self.config, progress=report)
         refs = {"full_game_solver": full_solver, "full_game_exploitability": full.exploitability,
                 "zero_net_exploitability": zero["exploitability"]}
         log.info("references: full-game %s %.6f, zero net %.6f", full_solver, full.exploitability, zero["exploitability"])
@@ -212,14 +219,14 @@ class Training:
         out: dict[str, Any] = {}
         if self.heldout is not None:
             out.update(self.heldout.error(self.trainer.predict))
-        with _Bar(self.progress, self.config.evaluation.repeats, f"evaluation, epoch {self.trainer.epoch}") as bar:
+        with self._phase(f"evaluation, epoch {self.trainer.epoch}", self.config.evaluation.repeats) as bar:
             if self.config.evaluation.backend == "ray":
                 result = search_exploitability_ray(self.game, self.config,
                                                    weights_to_bytes(self.trainer.inference_model()),
-                                                   self._ray_actors(), progress=bar.update_to)
+                                                   self._ray_actors(), progress=progress_callback(bar))
             else:
                 net = to_native(self.trainer.inference_model(), self.game, precision=self.config.search.precision)
-                result = search_exploitability(self.game, net, self.config, progress=bar.update_to)
+                result = search_exploitability(self.game, net, self.config, progress=progress_callback(bar))
         out.update({"exploitability": result["exploitability"], "br_values": result["br_values"],
                     "eval_seconds": result["seconds"]})
         log.info("evaluation at epoch %d: exploitability %.6f (N = %d)%s", self.trainer.epoch, result["exploitability"],
@@ -244,7 +251,7 @@ class Training:
 
     def _connect_ray(self) -> None:
         from rebel.ray_cluster import connect
-        from rebel.train.config import ray_cpus_needed
+        from rebel.config.train import ray_cpus_needed
 
         cfg = self.config
         connect(cfg.ray.address, cfg.ray.num_cpus, needed_cpus=ray_cpus_needed(cfg))
@@ -280,13 +287,15 @@ class Training:
                 self.run_dir.append_metrics({"epoch": 0, "wall_seconds": elapsed(), "examples_generated": 0,
                                              "examples_trained": 0, **self.last_evaluation})
             self.snapshot = self._capture(elapsed())
-            with _Bar(self.progress, cfg.run.epochs, "training", initial=self.trainer.epoch, unit="epoch") as bar:
+            with Progress("training", cfg.run.epochs, "epoch", enabled=self.progress and self.terminal, terminal=True,
+                          after=0.0, initial=self.trainer.epoch, leave=True) as bar:
+                bar(self.trainer.epoch)
                 while self.trainer.epoch < cfg.run.epochs:
                     if cfg.run.max_minutes is not None and elapsed() >= 60 * cfg.run.max_minutes:
                         log.info("run.max_minutes=%g reached", cfg.run.max_minutes)
                         break
                     record = self._epoch(pool, elapsed)
-                    bar.advance(record)
+                    self._report_epoch(bar, record)
             pool.stop(cancel_running=False)
             summary = self._finish(elapsed())
         except KeyboardInterrupt:
@@ -353,6 +362,23 @@ class Training:
             self._save(self.snapshot)
         return record
 
+    def _phase(self, desc: str, total: int) -> Progress:
+        return Progress(desc, total, enabled=self.progress, terminal=self.terminal)
+
+    def _report_epoch(self, bar: Progress, record: dict[str, Any]) -> None:
+        """The epoch's figures: on the bar when one is drawn, one log line otherwise."""
+        if bar.shows_bar:
+            postfix = {"loss": f"{record['loss']:.4g}", "ex/s": f"{record['generation_rate']:.0f}"}
+            if "exploitability" in record:
+                postfix["expl"] = f"{record['exploitability']:.4f}"
+            bar.set_postfix(postfix)
+            bar(record["epoch"])
+        else:
+            log.info("epoch %d/%d: loss %.5f, %.0f examples/s, %d generated, %.1f min%s", record["epoch"], bar.total,
+                     record["loss"], record["generation_rate"], record["examples_generated"],
+                     record["wall_seconds"] / 60,
+                     f", exploitability {record['exploitability']:.5f}" if "exploitability" in record else "")
+
     def _finish(self, elapsed: float) -> dict[str, Any]:
         cfg = self.config
         if cfg.evaluation.final and (self.last_evaluation is None or self.last_evaluation["epoch"] != self.trainer.epoch):
@@ -371,46 +397,3 @@ class Training:
         summary["references"] = dict(self.references)
         self.run_dir.append_metrics(summary)
         return summary
-
-
-class _Bar:
-    """A tqdm bar on a terminal; plain log lines (at most every 30 s) otherwise."""
-
-    def __init__(self, enabled: bool, total: int, desc: str, initial: int = 0, unit: str = "it") -> None:
-        self.enabled, self.total, self.desc, self.unit = enabled, total, desc, unit
-        self.n = initial
-        self.bar: Any = None
-        self.last_log = time.perf_counter()
-        if enabled:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, desc=desc, initial=initial, unit=unit, file=sys.stderr, dynamic_ncols=True,
-                            leave=unit == "epoch")
-
-    def __enter__(self) -> "_Bar":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-    def update_to(self, done: int) -> None:
-        if self.bar is not None:
-            self.bar.update(done - self.bar.n)
-        elif time.perf_counter() - self.last_log >= 30.0:
-            self.last_log = time.perf_counter()
-            log.info("%s: %d / %d", self.desc, done, self.total)
-
-    def advance(self, record: dict[str, Any]) -> None:
-        self.n += 1
-        if self.bar is not None:
-            postfix = {"loss": f"{record['loss']:.4g}", "ex/s": f"{record['generation_rate']:.0f}"}
-            if "exploitability" in record:
-                postfix["expl"] = f"{record['exploitability']:.4f}"
-            self.bar.set_postfix(postfix, refresh=False)
-            self.bar.update(1)
-        else:
-            log.info("epoch %d/%d: loss %.5f, %.0f examples/s, %d generated, %.1f min%s", record["epoch"], self.total,
-                     record["loss"], record["generation_rate"], record["examples_generated"],
-                     record["wall_seconds"] / 60,
-                     f", exploitability {record['exploitability']:.5f}" if "exploitability" in record else "")

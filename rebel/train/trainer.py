@@ -19,8 +19,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from rebel.config.train import TrainerSection
 from rebel.model import ValueMLP
-from rebel.train.config import TrainerSection
 
 __all__ = ["value_loss", "Trainer"]
 

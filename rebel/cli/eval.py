@@ -8,16 +8,16 @@ import sys
 from dataclasses import asdict
 from typing import Any, Dict
 
-from rebel.cli_common import (EXIT_OUTPUT, INT32_MAX, MAX_THREADS, UsageError, add_game_args, add_output_args,
+from rebel.cli.common import (EXIT_OUTPUT, INT32_MAX, MAX_THREADS, UsageError, add_game_args, add_output_args,
                               add_subcommand, apply_game_flags, check_choice, check_nonnegative_float,
                               check_output_file, check_range,
                               default_help, full_tree, int_arg, print_json, save_policy_or_keep)
-from rebel.eval_config import ConfigError, EvalConfig, load_eval_config
+from rebel.config.eval import ConfigError, EvalConfig, load_eval_config
 from rebel.evaluate import LEAF_ERROR_KINDS, EvalSettings, evaluate, mode_b_table, public_view
 from rebel.evaluate import BACKENDS
+from rebel.precision import PRECISIONS, check_precision
 from rebel.pretrained import PREFIX
 from rebel.pretrained import get as get_pretrained
-from rebel.precision import PRECISIONS, check_precision
 from rebel.solve import OFF_PATH_HELP, OFF_PATH_MODES, SOLVER_HELP, SOLVERS
 
 log = logging.getLogger(__name__)

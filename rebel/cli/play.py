@@ -6,7 +6,7 @@ import os
 import sys
 from typing import Any, Optional, TextIO
 
-from rebel.cli_common import UsageError, add_subcommand, int_arg
+from rebel.cli.common import UsageError, add_subcommand, int_arg
 
 DESCRIPTION = """\
 Plays hands of a game against the bot: the paper's test-time search (depth-limited CFR-D at
@@ -47,7 +47,7 @@ def register(subparsers: Any) -> None:
 
 
 def _game(args: argparse.Namespace) -> Any:
-    from rebel.config import ConfigError, GameSection
+    from rebel.config.common import ConfigError, GameSection
     from rebel.pretrained import PREFIX, get
 
     section = GameSection(name=args.game or "liars_dice")
@@ -60,7 +60,7 @@ def _game(args: argparse.Namespace) -> Any:
         if args.game is None and args.dice is None and args.faces is None:
             section = GameSection(name=net.game["name"], **net.game_params())  # the net's own game
         args.net = str(net.path)
-    from rebel.cli_common import apply_game_flags
+    from rebel.cli.common import apply_game_flags
 
     try:
         apply_game_flags(section, args)

@@ -13,8 +13,8 @@ from typing import Optional
 
 from omegaconf import OmegaConf
 
-from rebel import config as shared
-from rebel.config import ConfigError, GameSection
+from rebel.config import common as shared
+from rebel.config.common import ConfigError, GameSection
 from rebel.games import Game
 from rebel.precision import DEFAULT_PRECISION, PRECISIONS, check_precision
 from rebel.solve import OFF_PATH_MODES, SOLVERS

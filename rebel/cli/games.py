@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from rebel.cli_common import add_subcommand, print_json
+from rebel.cli.common import add_subcommand, print_json
 from rebel.games import list_games
 
 

@@ -1,4 +1,4 @@
-"""The configuration mechanism shared by ``rebel solve`` and ``rebel train``.
+"""The configuration mechanism shared by every command (solve, eval, train).
 
 A command's configuration is a tree of dataclasses (an omegaconf *structured config*).
 Layers are merged onto its defaults in order: a YAML file, dotted ``section.key=value``

@@ -2,7 +2,7 @@
 
 Each subcommand lives in its own module exposing ``register(subparsers)``, which adds an
 ``argparse`` subparser and sets ``handler`` (a function ``args -> exit code``) as its
-default. Adding a subcommand (e.g. ``eval`` in ``rebel/cli_eval.py``) = writing that
+default. Adding a subcommand (e.g. ``eval`` in ``rebel/cli/eval.py``) = writing that
 module and appending its name to :data:`COMMAND_MODULES`.
 
 User errors (bad flags, unknown game, impossible parameters...) print one line on stderr
@@ -18,11 +18,11 @@ import sys
 from collections.abc import Sequence
 from typing import Any, ContextManager, Optional
 
-from rebel.cli_common import EXIT_USAGE, CliParser, UsageError
+from rebel.cli.common import EXIT_USAGE, CliParser, UsageError
 
 #: Modules that each register one subcommand, in the order shown by ``rebel --help``.
-COMMAND_MODULES: tuple[str, ...] = ("rebel.cli_train", "rebel.cli_solve", "rebel.cli_eval", "rebel.cli_score",
-                                    "rebel.cli_play", "rebel.cli_pretrained", "rebel.cli_games")
+COMMAND_MODULES: tuple[str, ...] = ("rebel.cli.train", "rebel.cli.solve", "rebel.cli.eval", "rebel.cli.score",
+                                    "rebel.cli.play", "rebel.cli.pretrained", "rebel.cli.games")
 VERBOSE_HELP = "log more (-v: info, -vv: debug); logs go to stderr"
 
 log = logging.getLogger("rebel.cli")

@@ -7,7 +7,7 @@ import os
 from typing import Any
 
 from rebel import _core
-from rebel.cli_common import POLICY_SUFFIXES, UsageError, add_subcommand, print_json
+from rebel.cli.common import POLICY_SUFFIXES, UsageError, add_subcommand, print_json
 from rebel.games import game_config
 from rebel.policy_io import load_policy
 

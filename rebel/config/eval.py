@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from rebel import config as shared
-from rebel.config import ConfigError, GameSection, OutputSection
+from rebel.config import common as shared
+from rebel.config.common import ConfigError, GameSection, OutputSection
 from rebel.precision import DEFAULT_PRECISION
 from rebel.solve import DEFAULT_OFF_PATH
 

@@ -143,7 +143,7 @@ GAME_FLAGS = (("--dice", "dice", "num_dice"), ("--faces", "faces", "num_faces"))
 def apply_game_flags(game_section: Any, args: argparse.Namespace) -> None:
     """Applies --dice / --faces to the resolved game section (after --game and the config),
     refusing a flag the game does not take, then checks the game by building it."""
-    from rebel.config import ConfigError
+    from rebel.config.common import ConfigError
     from rebel.games import game_param_defaults
 
     params = game_param_defaults(game_section.name)

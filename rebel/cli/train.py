@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rebel.cli_common import UsageError, add_subcommand, print_json
+from rebel.cli.common import UsageError, add_subcommand, print_json
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,8 @@ def register(subparsers: Any) -> None:
 
 
 def configs_dir() -> Path:
-    return Path(__file__).resolve().parent.parent / "configs"
+    """The repository's configs/ folder (rebel/cli/train.py -> the repository root)."""
+    return Path(__file__).resolve().parents[2] / "configs"
 
 
 def _config_path(name: str) -> str:
@@ -65,11 +66,11 @@ def _config_path(name: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``rebel train``."""
-    from rebel.train.checkpoint import CheckpointError
-    from rebel.train.config import ConfigError, from_yaml_text, load_train_config, to_yaml
-    from rebel.train.rundir import RunDirectory, RunDirError
+    from rebel.config.train import ConfigError, from_yaml_text, load_train_config, to_yaml
     from rebel.ray_cluster import RayUnavailable, disconnect
+    from rebel.train.checkpoint import CheckpointError
     from rebel.train.run import Training, TrainingInterrupted
+    from rebel.train.rundir import RunDirectory, RunDirError
 
     logging.getLogger("rebel.train").setLevel(min(logging.INFO, logging.getLogger().level or logging.INFO))
     try:
@@ -125,8 +126,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _connect_ray(config: Any) -> None:
     """Connects to Ray when the config asks for it (RayUnavailable otherwise)."""
+    from rebel.config.train import ray_cpus_needed
     from rebel.ray_cluster import connect
-    from rebel.train.config import ray_cpus_needed
 
     needed = ray_cpus_needed(config)
     if needed:
@@ -134,7 +135,7 @@ def _connect_ray(config: Any) -> None:
 
 
 def _print_summary(summary: dict[str, Any], config: Any) -> None:
-    from rebel.train.config import game_of
+    from rebel.config.train import game_of
 
     game = game_of(config).description()
     s = config.search

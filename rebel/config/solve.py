@@ -20,8 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
 
-from rebel import config as shared
-from rebel.config import ConfigError, GameSection, OutputSection
+from rebel.config import common as shared
+from rebel.config.common import ConfigError, GameSection, OutputSection
 from rebel.solve import DEFAULT_OFF_PATH, OFF_PATH_MODES
 
 __all__ = ["ConfigError", "DEFAULTS", "SolveConfig", "load_solve_config"]

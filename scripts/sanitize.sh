@@ -43,6 +43,7 @@ ASAN_TESTS=(
   tests/test_concurrency.py
   tests/test_fuzz_bindings.py
   tests/test_mlp_bf16.py
+  tests/test_mnk.py
 )
 ASAN_DESELECT="cli or slow"
 TSAN_TESTS=(tests/test_concurrency.py tests/test_search.py)

@@ -22,8 +22,10 @@ PublicTree build_tree(const Game& game, const History& root, int max_depth) {
   const double nodes = game.count_tree_nodes(root, max_depth, cap);
   if (nodes > cap || nodes > 2e9) {
     std::ostringstream msg;
-    msg << game.description() << ": a public tree of " << nodes << " nodes x " << game.num_hands()
-        << " hands does not fit in memory (limit " << cap * game.num_hands()
+    // The count may stop just past the cap: report the cap, not the partial count.
+    const double shown = nodes > cap ? cap : nodes;
+    msg << game.description() << ": a public tree of " << (nodes > cap ? "more than " : "") << shown
+        << " nodes x " << game.num_hands() << " hands does not fit in memory (limit " << cap * game.num_hands()
         << " node-hand cells)";
     throw std::invalid_argument(msg.str());
   }

@@ -127,21 +127,25 @@ def check_nonnegative_float(args: argparse.Namespace, flag: str, key: str, value
 
 
 def add_game_args(parser: argparse.ArgumentParser, defaults: Mapping[str, Any]) -> None:
-    """--game, --dice, --faces (the ``game`` section)."""
+    """--game, --dice, --faces, --m, --n, --k (the ``game`` section)."""
     g = parser.add_argument_group("game")
     g.add_argument("--game", help=default_help("game name, see `rebel games`", "game.name", defaults))
     g.add_argument("--dice", type=int_arg, metavar="D",
                    help="Liar's Dice: dice per player (game.num_dice; default 1)")
     g.add_argument("--faces", type=int_arg, metavar="F",
                    help="Liar's Dice: faces per die (game.num_faces; default 4)")
+    g.add_argument("--m", type=int_arg, metavar="M", help="m,n,k game: rows (game.m; default 3)")
+    g.add_argument("--n", type=int_arg, metavar="N", help="m,n,k game: columns (game.n; default 3)")
+    g.add_argument("--k", type=int_arg, metavar="K", help="m,n,k game: stones in a row to win (game.k; default 3)")
 
 
 #: Game flags and the game parameter each sets.
-GAME_FLAGS = (("--dice", "dice", "num_dice"), ("--faces", "faces", "num_faces"))
+GAME_FLAGS = (("--dice", "dice", "num_dice"), ("--faces", "faces", "num_faces"), ("--m", "m", "m"), ("--n", "n", "n"),
+              ("--k", "k", "k"))
 
 
 def apply_game_flags(game_section: Any, args: argparse.Namespace) -> None:
-    """Applies --dice / --faces to the resolved game section (after --game and the config),
+    """Applies the game flags (--dice, --faces, --m, --n, --k) to the resolved game section (after --game and the config),
     refusing a flag the game does not take, then checks the game by building it."""
     from rebel.config.common import ConfigError
     from rebel.games import game_param_defaults
@@ -152,7 +156,7 @@ def apply_game_flags(game_section: Any, args: argparse.Namespace) -> None:
         if value is None:
             continue
         if key not in params:
-            accepted = ", ".join(f"--{k.removeprefix('num_')}" for k in params) or "none"
+            accepted = ", ".join(f"--{key.removeprefix('num_')}" for key in params) or "none"
             raise UsageError(f"{flag} does not apply to {game_section.name} (its parameters: {accepted})")
         setattr(game_section, key, value)
     try:

@@ -22,7 +22,8 @@ from rebel.cli.common import EXIT_USAGE, CliParser, UsageError
 
 #: Modules that each register one subcommand, in the order shown by ``rebel --help``.
 COMMAND_MODULES: tuple[str, ...] = ("rebel.cli.train", "rebel.cli.solve", "rebel.cli.eval", "rebel.cli.score",
-                                    "rebel.cli.play", "rebel.cli.pretrained", "rebel.cli.games")
+                                    "rebel.cli.play", "rebel.cli.match", "rebel.cli.pretrained",
+                                    "rebel.cli.games")
 VERBOSE_HELP = "log more (-v: info, -vv: debug); logs go to stderr"
 
 log = logging.getLogger("rebel.cli")

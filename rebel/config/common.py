@@ -35,6 +35,9 @@ class GameSection:
     name: str = "liars_dice"
     num_dice: Optional[int] = None   # Liar's Dice: dice per player (default 1)
     num_faces: Optional[int] = None  # Liar's Dice: faces per die (default 4)
+    m: Optional[int] = None          # m,n,k game: rows (default 3)
+    n: Optional[int] = None          # m,n,k game: columns (default 3)
+    k: Optional[int] = None          # m,n,k game: stones in a row to win (default 3)
 
     def as_dict(self) -> dict[str, Any]:
         """``{"name": ..., **params}`` with the game's defaults filled in (ConfigError if the
@@ -43,10 +46,12 @@ class GameSection:
             defaults = game_param_defaults(self.name)
         except ValueError as e:
             raise ConfigError(f"game.name: {e}") from None
-        given = {k: v for k, v in (("num_dice", self.num_dice), ("num_faces", self.num_faces)) if v is not None}
-        unknown = [k for k in given if k not in defaults]
+        params = (("num_dice", self.num_dice), ("num_faces", self.num_faces), ("m", self.m), ("n", self.n),
+                  ("k", self.k))
+        given = {key: value for key, value in params if value is not None}
+        unknown = [key for key in given if key not in defaults]
         if unknown:
-            accepted = ", ".join(["game.name"] + [f"game.{k}" for k in defaults])
+            accepted = ", ".join(["game.name"] + [f"game.{key}" for key in defaults])
             raise ConfigError(f"unknown config key 'game.{unknown[0]}' for game {self.name!r}; accepted: {accepted}")
         return {"name": self.name, **defaults, **given}
 

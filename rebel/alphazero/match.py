@@ -1,0 +1,86 @@
+"""Matches between two m,n,k players: colours alternate game by game, all games are played
+side by side (so a net player searches them in batches), the score counts a win 1 and a
+draw 1/2, with a 95% interval."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+from rebel import _core
+from rebel.alphazero.players import Player
+
+__all__ = ["MatchResult", "play_match"]
+
+
+@dataclass
+class MatchResult:
+    """Results from player A's side."""
+
+    player_a: str
+    player_b: str
+    game: str
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    as_first: dict[str, int] = field(default_factory=lambda: {"wins": 0, "draws": 0, "losses": 0})
+    as_second: dict[str, int] = field(default_factory=lambda: {"wins": 0, "draws": 0, "losses": 0})
+
+    @property
+    def score(self) -> float:
+        """Mean points per game for A (win 1, draw 1/2)."""
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else float("nan")
+
+    def interval(self) -> tuple[float, float]:
+        """95% normal interval of the mean score, clipped to [0, 1] (a point when every game
+        ended alike)."""
+        n = self.games
+        if n == 0:
+            return (float("nan"), float("nan"))
+        mean = self.score
+        second_moment = (self.wins + 0.25 * self.draws) / n
+        sd = math.sqrt(max(second_moment - mean * mean, 0.0) * n / max(n - 1, 1))
+        half = 1.96 * sd / math.sqrt(n)
+        return (max(0.0, mean - half), min(1.0, mean + half))
+
+    def as_dict(self) -> dict[str, Any]:
+        low, high = self.interval()
+        return {"player_a": self.player_a, "player_b": self.player_b, "game": self.game, "games": self.games,
+                "wins": self.wins, "draws": self.draws, "losses": self.losses, "score": self.score,
+                "score_interval_95": [low, high], "a_first": dict(self.as_first), "a_second": dict(self.as_second)}
+
+
+def play_match(a: Player, b: Player, m: int, n: int, k: int, games: int,
+               on_game_end: Optional[Callable[[int], None]] = None) -> MatchResult:
+    """Plays ``games`` games of A against B; A moves first in the even-numbered games."""
+    if games < 1:
+        raise ValueError(f"games must be >= 1, got {games}")
+    boards = [_core.MnkBoard(m, n, k) for _ in range(games)]
+    result = MatchResult(a.name, b.name, f"mnk(m={m}, n={n}, k={k})")
+    finished = 0
+    while finished < games:
+        for side, player in ((0, a), (1, b)):
+            # Games where `player` is to move: A plays colour (g % 2) in game g.
+            turn = [g for g, bd in enumerate(boards)
+                    if not bd.terminal and (bd.to_move == (g % 2)) == (side == 0)]
+            if not turn:
+                continue
+            moves = player.moves([boards[g] for g in turn], turn)
+            for g, move in zip(turn, moves):
+                boards[g].play(move)
+                if boards[g].terminal:
+                    finished += 1
+                    _record(result, g, boards[g])
+                    if on_game_end is not None:
+                        on_game_end(finished)
+    return result
+
+
+def _record(result: MatchResult, game: int, board: "_core.MnkBoard") -> None:
+    a_colour = game % 2
+    outcome = board.result_for(a_colour)
+    key = "wins" if outcome > 0 else "losses" if outcome < 0 else "draws"
+    setattr(result, key, getattr(result, key) + 1)
+    (result.as_first if a_colour == 0 else result.as_second)[key] += 1
+    result.games += 1

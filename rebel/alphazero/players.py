@@ -1,0 +1,150 @@
+"""Players of m,n,k games, each choosing moves for a batch of boards at once (a net player
+searches them side by side so that its net sees batches):
+
+* ``random``: a uniformly random legal move;
+* ``perfect``: a move of the best exact value (the core's solver), uniformly among ties;
+* ``mcts:N``: pure MCTS with N random-rollout simulations per move, the most visited move;
+* ``net:PATH[:SIMS]``: MCTS with the policy-value net at PATH (SIMS simulations per move,
+  default 400), the most visited move, no exploration noise.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Protocol, Sequence
+
+import numpy as np
+
+from rebel import _core
+
+DEFAULT_NET_SIMULATIONS = 400
+
+__all__ = ["Player", "RandomPlayer", "PerfectPlayer", "RolloutPlayer", "NetPlayer", "make_player",
+           "DEFAULT_NET_SIMULATIONS"]
+
+
+class Player(Protocol):
+    name: str
+
+    def moves(self, boards: Sequence["_core.MnkBoard"], games: Sequence[int]) -> List[int]:
+        """A move for each board (the player is to move in each); ``games`` identifies the
+        boards across calls (a player may keep state per game, e.g. a search tree)."""
+
+
+def _argmax_random_tie(values: np.ndarray, rng: np.random.Generator) -> int:
+    best = np.flatnonzero(values == values.max())
+    return int(best[0] if len(best) == 1 else rng.choice(best))
+
+
+class RandomPlayer:
+    def __init__(self, seed: int = 0) -> None:
+        self.name = "random"
+        self.rng = np.random.default_rng(seed)
+
+    def moves(self, boards: Sequence["_core.MnkBoard"], games: Sequence[int]) -> List[int]:
+        return [int(self.rng.choice(b.legal_moves())) for b in boards]
+
+
+class PerfectPlayer:
+    def __init__(self, m: int, n: int, k: int, seed: int = 0) -> None:
+        self.name = "perfect"
+        self.solver = _core.MnkSolver(m, n, k)
+        self.rng = np.random.default_rng(seed)
+
+    def moves(self, boards: Sequence["_core.MnkBoard"], games: Sequence[int]) -> List[int]:
+        out = []
+        for b in boards:
+            values = self.solver.move_values(b).astype(np.float64)
+            out.append(_argmax_random_tie(values, self.rng))
+        return out
+
+
+class RolloutPlayer:
+    def __init__(self, playouts: int, seed: int = 0) -> None:
+        if playouts < 1:
+            raise ValueError(f"mcts:{playouts}: the number of playouts must be >= 1")
+        self.name = f"mcts:{playouts}"
+        self.playouts = playouts
+        self.rng = np.random.default_rng(seed)
+
+    def moves(self, boards: Sequence["_core.MnkBoard"], games: Sequence[int]) -> List[int]:
+        out = []
+        for b in boards:
+            counts = _core.mnk_rollout_search(b, self.playouts, seed=int(self.rng.integers(2**63)))
+            out.append(_argmax_random_tie(counts, self.rng))
+        return out
+
+
+class NetPlayer:
+    """MCTS with a policy-value net over all the games it plays at once (tree reuse per game:
+    its tree follows the game's moves, the opponent's included)."""
+
+    def __init__(self, net: "object", simulations: int = DEFAULT_NET_SIMULATIONS, c_puct: float = 1.5,
+                 seed: int = 0, name: Optional[str] = None, max_games: int = 1024) -> None:
+        if simulations < 1:
+            raise ValueError(f"net player: simulations must be >= 1, got {simulations}")
+        self.net = net
+        self.name = name or f"net:{simulations}"
+        self.simulations, self.c_puct = simulations, c_puct
+        self.seed = seed
+        self.max_games = max_games
+        self.batch: Optional["_core.MctsBatch"] = None
+        self.rng = np.random.default_rng(seed)
+
+    def _batch_for(self, boards: Sequence["_core.MnkBoard"], games: Sequence[int]) -> "_core.MctsBatch":
+        b0 = boards[0]
+        if self.batch is None:
+            size = max(self.max_games, max(games) + 1)
+            self.batch = _core.MctsBatch(b0.m, b0.n, b0.k, num_games=size, simulations=self.simulations,
+                                         c_puct=self.c_puct, seed=self.seed)
+        if max(games) >= self.batch.num_games:
+            raise ValueError(f"net player: game index {max(games)} beyond its {self.batch.num_games} trees")
+        return self.batch
+
+    def moves(self, boards: Sequence["_core.MnkBoard"], games: Sequence[int]) -> List[int]:
+        from rebel.alphazero.net import predict
+
+        batch = self._batch_for(boards, games)
+        for board, g in zip(boards, games):
+            _follow(batch, g, board)
+        batch.begin(list(games), False)
+        while (selected := batch.select()) is not None:
+            ids, planes = selected
+            if len(ids):
+                batch.evaluate(*predict(self.net, planes))
+        return [_argmax_random_tie(batch.visit_counts(g), self.rng) for g in games]
+
+
+def _follow(batch: "_core.MctsBatch", game: int, board: "_core.MnkBoard") -> None:
+    """Brings tree `game` to `board`: along the moves made since (tree reuse) or anew."""
+    have, want = batch.board(game).history, board.history
+    if len(have) <= len(want) and want[:len(have)] == have:
+        for move in want[len(have):]:
+            batch.advance(game, move)
+    else:
+        batch.reset(game, board)
+
+
+def make_player(spec: str, m: int, n: int, k: int, seed: int = 0) -> Player:
+    """A player from its spec (see the module docstring); ValueError naming the problem."""
+    if spec == "random":
+        return RandomPlayer(seed)
+    if spec == "perfect":
+        return PerfectPlayer(m, n, k, seed)
+    if spec.startswith("mcts:"):
+        try:
+            playouts = int(spec[5:])
+        except ValueError:
+            raise ValueError(f"{spec!r}: expected mcts:N with N an integer number of playouts") from None
+        return RolloutPlayer(playouts, seed)
+    if spec.startswith("net:"):
+        from rebel.alphazero.net import load_net
+
+        path, _, sims = spec[4:].rpartition(":") if spec.count(":") >= 2 else (spec[4:], "", "")
+        try:
+            simulations = int(sims) if sims else DEFAULT_NET_SIMULATIONS
+        except ValueError:
+            raise ValueError(f"{spec!r}: expected net:PATH[:SIMS] with SIMS an integer") from None
+        net = load_net(path)
+        if (net.m, net.n) != (m, n):
+            raise ValueError(f"{path}: the net is for a {net.m} x {net.n} board, the game is {m} x {n}")
+        return NetPlayer(net, simulations, seed=seed, name=f"net:{path}:{simulations}")
+    raise ValueError(f"unknown player {spec!r}: expected net:PATH[:SIMS], mcts:N, perfect or random")

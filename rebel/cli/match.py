@@ -1,0 +1,69 @@
+"""``rebel match``: two m,n,k players against each other, colours alternating, the score with
+its 95% interval."""
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rebel.cli.common import UsageError, add_subcommand, int_arg, print_json
+
+EPILOG = """players:
+  net:PATH[:SIMS]  MCTS with an AlphaZero net (SIMS simulations per move, default 400)
+  mcts:N           pure MCTS with N random-rollout simulations per move
+  perfect          the exact solver (boards of at most 64 cells)
+  random           uniformly random legal moves
+
+examples:
+  rebel match perfect random --game mnk --games 100
+  rebel match mcts:1000 mcts:200 --game mnk --m 6 --n 6 --k 4 --games 20 --json"""
+
+
+def register(subparsers: Any) -> None:
+    """Adds the ``match`` subcommand."""
+    p = add_subcommand(subparsers, "match", "play two m,n,k players against each other",
+                       "Plays GAMES games of A against B on an m,n,k board, A moving first in every other "
+                       "game, and reports A's score (win 1, draw 1/2) with its 95% interval.", EPILOG)
+    p.add_argument("player_a", metavar="A", help="the first player (see below)")
+    p.add_argument("player_b", metavar="B", help="the second player")
+    p.add_argument("--game", default="mnk", help="the game (mnk; default mnk)")
+    p.add_argument("--m", type=int_arg, default=3, help="rows (default 3)")
+    p.add_argument("--n", type=int_arg, default=3, help="columns (default 3)")
+    p.add_argument("--k", type=int_arg, default=3, help="stones in a row to win (default 3)")
+    p.add_argument("--games", type=int_arg, default=100, help="games to play (default 100)")
+    p.add_argument("--seed", type=int_arg, default=0, help="random seed of both players (default 0)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Handler of ``rebel match``."""
+    from rebel import _core
+    from rebel.alphazero.match import play_match
+    from rebel.alphazero.players import make_player
+    from rebel.progress import Progress, progress_callback
+
+    if args.game != "mnk":
+        raise UsageError(f"--game {args.game}: matches are played on m,n,k games only (--game mnk)")
+    if args.games < 1:
+        raise UsageError(f"--games must be >= 1, got {args.games}")
+    try:
+        _core.MnkBoard(args.m, args.n, args.k)
+        a = make_player(args.player_a, args.m, args.n, args.k, seed=args.seed)
+        b = make_player(args.player_b, args.m, args.n, args.k, seed=args.seed + 1)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    with Progress("match", args.games, "games") as bar:
+        result = play_match(a, b, args.m, args.n, args.k, args.games, on_game_end=progress_callback(bar))
+    report = result.as_dict()
+    if args.json:
+        print_json(report)
+        return 0
+    low, high = result.interval()
+    print(f"game    {report['game']}, {result.games} games, colours alternating")
+    print(f"A       {result.player_a}")
+    print(f"B       {result.player_b}")
+    print(f"A: {result.wins} wins, {result.draws} draws, {result.losses} losses; score {result.score:.3f} "
+          f"(95% interval {low:.3f} .. {high:.3f})")
+    for label, rec in (("A first", result.as_first), ("A second", result.as_second)):
+        print(f"  {label:<9} {rec['wins']} wins, {rec['draws']} draws, {rec['losses']} losses")
+    return 0

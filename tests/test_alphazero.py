@@ -1,0 +1,125 @@
+"""AlphaZero's pieces on m,n,k games: the policy-value net and its file, the players, matches
+with their score and interval, and `rebel match`."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from conftest import run_cli
+from rebel import _core
+
+torch = pytest.importorskip("torch")
+
+from rebel.alphazero.match import MatchResult, play_match  # noqa: E402
+from rebel.alphazero.net import PolicyValueNet, load_net, predict, save_net  # noqa: E402
+from rebel.alphazero.players import NetPlayer, PerfectPlayer, RandomPlayer, RolloutPlayer, make_player  # noqa: E402
+
+
+def test_net_shapes_and_prediction():
+    torch.manual_seed(0)
+    net = PolicyValueNet(6, 5, channels=8, blocks=1)
+    planes = np.stack([_core.MnkBoard(6, 5, 4).planes()] * 3)
+    priors, values = predict(net, planes)
+    assert priors.shape == (3, 30) and values.shape == (3,)
+    assert np.allclose(priors.sum(axis=1), 1, atol=1e-5) and np.all(np.abs(values) <= 1)
+    with pytest.raises(ValueError, match=r"expected \(batch, 4, 6, 5\)"):
+        net(torch.zeros(1, 4, 5, 6))
+
+
+def test_net_file_round_trip_and_bad_files(tmp_path):
+    torch.manual_seed(0)
+    net = PolicyValueNet(3, 3, channels=8, blocks=1)
+    path = tmp_path / "net.pt"
+    save_net(net, str(path))
+    again = load_net(str(path))
+    x = torch.from_numpy(np.stack([_core.MnkBoard().planes()]))
+    net.eval()
+    for a, b in zip(net(x), again(x)):
+        assert torch.equal(a, b)
+    truncated = tmp_path / "truncated.pt"
+    truncated.write_bytes(path.read_bytes()[:100])
+    with pytest.raises(ValueError, match="not a rebel AlphaZero net"):
+        load_net(str(truncated))
+    foreign = tmp_path / "foreign.pt"
+    torch.save({"weights": torch.zeros(3)}, foreign)
+    with pytest.raises(ValueError, match="no 'rebel-alphazero-net' format tag"):
+        load_net(str(foreign))
+    with pytest.raises(ValueError, match="no such file"):
+        load_net(str(tmp_path / "missing.pt"))
+
+
+def test_perfect_never_loses_and_beats_random():
+    result = play_match(PerfectPlayer(3, 3, 3, seed=0), RandomPlayer(seed=1), 3, 3, 3, games=60)
+    assert result.losses == 0
+    assert result.as_first["wins"] >= 25  # random blunders as second player almost always
+    low, high = result.interval()
+    assert low <= result.score <= high and low > 0.6
+
+
+def test_perfect_against_perfect_is_all_draws():
+    result = play_match(PerfectPlayer(3, 3, 3, seed=0), PerfectPlayer(3, 3, 3, seed=1), 3, 3, 3, games=20)
+    assert result.draws == 20 and result.interval() == (0.5, 0.5)
+
+
+def test_rollout_mcts_beats_random_on_tic_tac_toe():
+    result = play_match(RolloutPlayer(400, seed=0), RandomPlayer(seed=1), 3, 3, 3, games=40)
+    assert result.losses == 0 and result.score > 0.8
+
+
+def test_net_player_with_an_untrained_net_plays_legal_games_in_batches():
+    torch.manual_seed(0)
+    net = PolicyValueNet(4, 4, channels=8, blocks=1)
+    player = NetPlayer(net, simulations=16, seed=0, max_games=8)
+    result = play_match(player, RandomPlayer(seed=2), 4, 4, 3, games=8)
+    assert result.games == 8 and result.wins + result.draws + result.losses == 8
+
+
+def test_match_result_interval():
+    r = MatchResult("a", "b", "g", games=16, wins=6, draws=4, losses=6)
+    low, high = r.interval()
+    scores = np.array([1] * 6 + [0.5] * 4 + [0] * 6)
+    half = 1.96 * scores.std(ddof=1) / 4
+    assert r.score == 0.5 and low == pytest.approx(0.5 - half) and high == pytest.approx(0.5 + half)
+    clipped = MatchResult("a", "b", "g", games=4, wins=3, draws=0, losses=1)
+    assert clipped.interval()[1] == 1.0
+
+
+def test_make_player_bad_specs():
+    with pytest.raises(ValueError, match="unknown player 'alphago'"):
+        make_player("alphago", 3, 3, 3)
+    with pytest.raises(ValueError, match="mcts:N with N an integer"):
+        make_player("mcts:many", 3, 3, 3)
+    with pytest.raises(ValueError, match="must be >= 1"):
+        make_player("mcts:0", 3, 3, 3)
+    with pytest.raises(ValueError, match="at most 64 cells"):
+        make_player("perfect", 15, 15, 5)
+
+
+def test_make_player_refuses_a_net_for_another_board(tmp_path):
+    path = tmp_path / "net.pt"
+    save_net(PolicyValueNet(4, 4, channels=4, blocks=0), str(path))
+    with pytest.raises(ValueError, match="the net is for a 4 x 4 board, the game is 3 x 3"):
+        make_player(f"net:{path}:8", 3, 3, 3)
+    assert make_player(f"net:{path}:8", 4, 4, 3).simulations == 8
+
+
+def test_match_cli():
+    r = run_cli("match", "perfect", "random", "--games", "10", "--json")
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert report["games"] == 10 and report["losses"] == 0
+    assert report["player_a"] == "perfect" and len(report["score_interval_95"]) == 2
+
+
+@pytest.mark.parametrize("args,message", [
+    (["match", "perfect", "random", "--k", "4"], "k must be <= max(m, n)"),
+    (["match", "perfect", "nobody"], "unknown player 'nobody'"),
+    (["match", "perfect", "random", "--games", "0"], "--games must be >= 1"),
+    (["match", "perfect", "random", "--game", "kuhn"], "m,n,k games only"),
+    (["match", "net:/nonexistent.pt", "random"], "no such file"),
+])
+def test_match_cli_bad_input_exit_2(args, message):
+    r = run_cli(*args)
+    assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr

@@ -123,3 +123,85 @@ def test_match_cli():
 def test_match_cli_bad_input_exit_2(args, message):
     r = run_cli(*args)
     assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
+
+
+# ------------------------------------------------------------------------------ every reply
+
+
+def test_perfect_never_loses_against_every_reply():
+    from rebel.alphazero.match import against_every_reply
+
+    lines = against_every_reply(PerfectPlayer(3, 3, 3, seed=0), 3, 3, 3)
+    assert lines["first"]["losses"] == 0 and lines["second"]["losses"] == 0
+    assert lines["first"]["lines"] > 0 and lines["second"]["lines"] > 0
+    optimal = against_every_reply(PerfectPlayer(3, 3, 3, seed=0), 3, 3, 3, optimal_only=True)
+    for side in ("first", "second"):  # tic-tac-toe is a draw with best play on both sides
+        assert optimal[side]["draws"] == optimal[side]["lines"] > 0
+
+
+def test_random_loses_some_line_against_every_reply():
+    from rebel.alphazero.match import against_every_reply
+
+    lines = against_every_reply(RandomPlayer(seed=0), 3, 3, 3)
+    assert lines["first"]["losses"] > 0 and lines["second"]["losses"] > 0
+    with pytest.raises(ValueError, match="too large to try every reply"):
+        against_every_reply(RandomPlayer(seed=0), 4, 4, 4, max_positions=1000)
+
+
+# ------------------------------------------------------------------------------ rebel train (AlphaZero)
+
+TINY = ["run.epochs=2", "selfplay.games=8", "mcts.simulations=8", "trainer.steps_per_epoch=5", "trainer.batch_size=32",
+        "evaluation.every=2", "evaluation.games=4", "evaluation.simulations=8", "evaluation.every_reply=false",
+        "model.channels=8", "model.blocks=1"]
+
+
+def test_alphazero_training_runs_and_resumes_exactly(tmp_path):
+    straight = run_cli("train", "alphazero_tictactoe", *TINY, f"run.dir={tmp_path}", "run.name=straight", "--json")
+    assert straight.returncode == 0, straight.stderr
+    summary = json.loads(straight.stdout)
+    assert summary["epoch"] == 2 and summary["games_played"] == 16
+    assert summary["evaluation"]["vs_perfect"]["losses"] + summary["evaluation"]["vs_perfect"]["draws"] + \
+        summary["evaluation"]["vs_perfect"]["wins"] == 4
+    half = run_cli("train", "alphazero_tictactoe", *TINY, "run.epochs=1", f"run.dir={tmp_path}", "run.name=resumed")
+    assert half.returncode == 0, half.stderr
+    resumed = run_cli("train", "--resume", str(tmp_path / "resumed"), "run.epochs=2")
+    assert resumed.returncode == 0, resumed.stderr
+    a, b = load_net(str(tmp_path / "straight" / "net.pt")), load_net(str(tmp_path / "resumed" / "net.pt"))
+    for (name, x), (_, y) in zip(a.state_dict().items(), b.state_dict().items()):
+        assert torch.equal(x, y), name
+    rows = [json.loads(line) for line in (tmp_path / "resumed" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["epoch"] for r in rows] == [1, 2]
+    straight_rows = [json.loads(line) for line in (tmp_path / "straight" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["policy_loss"] for r in rows] == [r["policy_loss"] for r in straight_rows]
+
+
+@pytest.mark.parametrize("override,message", [
+    ("game.k=5", "k must be <= max(m, n)"),
+    ("evaluation.opponents=[alphago]", "unknown player 'alphago'"),
+    ("mcts.simulations=0", "mcts.simulations must be >= 1"),
+    ("trainer.learning_rate=1", "trainer.learning_rate"),
+    ("game.name=kuhn", "AlphaZero runs on m,n,k games"),
+])
+def test_alphazero_config_errors_exit_2(override, message, tmp_path):
+    r = run_cli("train", "alphazero_tictactoe", override, f"run.dir={tmp_path}")
+    assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert not any(tmp_path.iterdir())  # no run directory left behind
+
+
+def test_alphazero_resume_refuses_other_overrides(tmp_path):
+    r = run_cli("train", "alphazero_tictactoe", *TINY, "run.epochs=1", f"run.dir={tmp_path}", "run.name=r")
+    assert r.returncode == 0, r.stderr
+    again = run_cli("train", "--resume", str(tmp_path / "r"), "mcts.simulations=100")
+    assert again.returncode == 2 and "--resume takes only" in again.stderr
+
+
+@pytest.mark.slow
+def test_tic_tac_toe_config_learns_to_never_lose(tmp_path):
+    """The shipped config (60 epochs, about 2 minutes on 2 cores): the final net with 50
+    simulations per move loses no line against any sequence of opponent moves, moving first
+    or second (stronger than never losing to the perfect player)."""
+    r = run_cli("train", "alphazero_tictactoe", f"run.dir={tmp_path}", "run.name=ttt", "--json", timeout=900)
+    assert r.returncode == 0, r.stderr
+    lines = json.loads(r.stdout)["evaluation"]["every_reply"]
+    assert lines["first"]["losses"] == 0 and lines["second"]["losses"] == 0, lines
+    assert lines["first"]["lines"] > 50 and lines["second"]["lines"] > 300

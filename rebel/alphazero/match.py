@@ -84,3 +84,51 @@ def _record(result: MatchResult, game: int, board: "_core.MnkBoard") -> None:
     setattr(result, key, getattr(result, key) + 1)
     (result.as_first if a_colour == 0 else result.as_second)[key] += 1
     result.games += 1
+
+
+def against_every_reply(player: Player, m: int, n: int, k: int, max_positions: int = 200_000,
+                        optimal_only: bool = False) -> dict[str, Any]:
+    """Plays ``player`` against every possible opponent: at each opponent turn every legal
+    move is tried (with ``optimal_only``, every move of the best exact value: every game a
+    perfect opponent can play), at the player's turns its own choice is taken (searched level by level,
+    so a net player sees each level as one batch). For both colours, the counts of game ends
+    it reaches: ``{"first": {"wins", "draws", "losses", "lines"}, "second": {...}}``; a player
+    that never loses has 0 losses in both. Small boards only (ValueError past
+    ``max_positions`` positions)."""
+    out: dict[str, Any] = {}
+    solver = _core.MnkSolver(m, n, k) if optimal_only else None
+    for colour, label in ((0, "first"), (1, "second")):
+        counts = {"wins": 0, "draws": 0, "losses": 0, "lines": 0}
+        frontier = [_core.MnkBoard(m, n, k)]
+        seen = 0
+        while frontier:
+            seen += len(frontier)
+            if seen > max_positions:
+                raise ValueError(f"more than {max_positions} positions: the board is too large to try every reply")
+            mine = [b for b in frontier if b.to_move == colour]
+            theirs = [b for b in frontier if b.to_move != colour]
+            nxt: list[Any] = []
+            if mine:
+                for board, move in zip(mine, player.moves(mine, list(range(len(mine))))):
+                    child = board.copy()
+                    child.play(move)
+                    nxt.append(child)
+            for board in theirs:
+                replies = board.legal_moves()
+                if solver is not None:
+                    values = solver.move_values(board)
+                    replies = [c for c in replies if values[c] == max(values)]
+                for move in replies:
+                    child = board.copy()
+                    child.play(move)
+                    nxt.append(child)
+            frontier = []
+            for board in nxt:
+                if board.terminal:
+                    r = board.result_for(colour)
+                    counts["wins" if r > 0 else "losses" if r < 0 else "draws"] += 1
+                    counts["lines"] += 1
+                else:
+                    frontier.append(board)
+        out[label] = counts
+    return out

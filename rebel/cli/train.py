@@ -1,4 +1,6 @@
-"""``rebel train``: learn a value net by ReBeL self-play (see ``rebel/train/run.py``)."""
+"""``rebel train``: learn a value net by ReBeL self-play (see ``rebel/train/run.py``), or a
+policy-value net by AlphaZero self-play for configs that say ``algorithm: alphazero``
+(see ``rebel/alphazero/run.py``)."""
 from __future__ import annotations
 
 import argparse
@@ -17,6 +19,9 @@ RESUME_OVERRIDABLE = ("run.epochs", "run.max_minutes", "run.checkpoint_every", "
                       # where the work runs (the loop count, ray.workers x selfplay.threads with Ray, must stay)
                       "selfplay.backend", "selfplay.threads", "evaluation.backend", "evaluation.threads",
                       "ray.address", "ray.workers", "ray.num_cpus", "ray.max_restarts")
+#: The same for AlphaZero runs.
+ALPHAZERO_RESUME_OVERRIDABLE = ("run.epochs", "run.max_minutes", "run.checkpoint_every", "run.progress",
+                                "run.threads")
 
 
 DESCRIPTION = """\
@@ -26,7 +31,12 @@ resolved configuration is printed and saved in the run directory (runs/NAME/ by 
 with metrics.jsonl, TensorBoard scalars, checkpoint.pt and weights.bin (the latest net,
 usable as `rebel eval --net RUN_DIR/weights.bin`). Ctrl-C stops cleanly after saving a
 checkpoint; --resume continues. The run ends by printing the trained net's exploitability
-next to the zero net's and the full-game solver's."""
+next to the zero net's and the full-game solver's.
+
+A config with `algorithm: alphazero` (alphazero_tictactoe, alphazero_6x6k4,
+alphazero_8x8k5) trains an AlphaZero policy-value net on an m,n,k game instead: batched
+MCTS self-play, matches against fixed opponents every few epochs (metrics.jsonl), the net
+in RUN_DIR/net.pt (usable as `rebel match net:RUN_DIR/net.pt ...`)."""
 
 EXAMPLES = """\
   rebel train quick
@@ -73,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
     from rebel.train.rundir import RunDirectory, RunDirError
 
     logging.getLogger("rebel.train").setLevel(min(logging.INFO, logging.getLogger().level or logging.INFO))
+    if _is_alphazero(args):
+        return _run_alphazero(args)
     try:
         if args.resume:
             overrides = ([args.config] if args.config else []) + list(args.overrides)
@@ -121,6 +133,75 @@ def run(args: argparse.Namespace) -> int:
         print_json(summary)
     else:
         _print_summary(summary, config)
+    return 0
+
+
+def _is_alphazero(args: argparse.Namespace) -> bool:
+    from rebel.config.alphazero import is_alphazero_yaml
+    from rebel.train.rundir import RunDirectory, RunDirError
+
+    if args.resume:
+        try:
+            return is_alphazero_yaml(RunDirectory.existing(args.resume).config_text())
+        except (RunDirError, OSError):
+            return False  # the ReBeL path reports the problem
+    if not args.config:
+        return False
+    return is_alphazero_yaml(Path(_config_path(args.config)).read_text())
+
+
+def _run_alphazero(args: argparse.Namespace) -> int:
+    """``rebel train`` for an AlphaZero config (or --resume of an AlphaZero run)."""
+    from rebel.alphazero.run import AlphaZeroRun
+    from rebel.config.alphazero import ConfigError, from_yaml_text, load_alphazero_config, to_yaml
+    from rebel.train.checkpoint import CheckpointError
+    from rebel.train.rundir import RunDirectory, RunDirError
+
+    try:
+        if args.resume:
+            overrides = ([args.config] if args.config else []) + list(args.overrides)
+            bad = [o for o in overrides if o.split("=", 1)[0] not in ALPHAZERO_RESUME_OVERRIDABLE]
+            if bad:
+                raise UsageError(f"--resume takes only {', '.join(ALPHAZERO_RESUME_OVERRIDABLE)} overrides, got {bad}")
+            run_dir = RunDirectory.existing(args.resume)
+            try:
+                config = from_yaml_text(run_dir.config_text(), overrides)
+            except ConfigError as e:
+                raise UsageError(f"{run_dir.file(RunDirectory.CONFIG)}: {e}") from None
+            from rebel.policy_io import atomic_write_bytes
+
+            atomic_write_bytes(run_dir.file(RunDirectory.CONFIG), to_yaml(config).encode())
+        else:
+            path = _config_path(args.config)
+            config = load_alphazero_config(path, args.overrides)
+            config.run.name = config.run.name or f"{Path(path).stem}-{datetime.datetime.now():%Y%m%d-%H%M%S}"
+            run_dir = RunDirectory.create(Path(config.run.dir) / config.run.name, to_yaml(config))
+        if not args.json:
+            print(f"rebel train: run {run_dir.path} (AlphaZero; resolved config: {run_dir.file(RunDirectory.CONFIG)})",
+                  file=sys.stderr)
+        training = AlphaZeroRun(config, run_dir, show_progress=None if args.progress else False)
+        if args.resume:
+            training.restore()
+        summary = training.run()
+    except (ConfigError, RunDirError, CheckpointError) as e:
+        raise UsageError(str(e)) from None
+    except KeyboardInterrupt:
+        print(f"rebel train: stopped; continue with `rebel train --resume {run_dir.path}`", file=sys.stderr)
+        return 130
+    if args.json:
+        print_json(summary)
+        return 0
+    print(f"run             {summary['run_dir']}  (net: {summary['net']})")
+    print(f"trained         {summary['epoch']} epochs, {summary['games_played']} self-play games, "
+          f"{summary['positions']} positions, {summary['wall_seconds'] / 60:.1f} min")
+    for opponent, r in (summary.get("evaluation") or {}).items():
+        if opponent == "every_reply":
+            print(f"every reply     lost {r['first']['losses']} of {r['first']['lines']} lines moving first, "
+                  f"{r['second']['losses']} of {r['second']['lines']} moving second")
+            continue
+        low, high = r["interval"]
+        print(f"{opponent.replace('vs_', 'against '):<15} {r['wins']} wins, {r['draws']} draws, {r['losses']} losses; "
+              f"score {r['score']:.3f} [{low:.3f}, {high:.3f}]")
     return 0
 
 

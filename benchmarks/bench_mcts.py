@@ -1,0 +1,83 @@
+"""MCTS simulations per second with the policy-value net: one position per net call (one
+game searched at a time) against batched evaluation (many games searched side by side, one
+net call per round), in one run, plus pure random-rollout MCTS for reference.
+
+    python benchmarks/bench_mcts.py --out experiments/results/bench_mcts.json
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+import torch
+
+from _machine import cpu_name  # benchmarks/_machine.py (this script's folder is on sys.path)
+from rebel import _core
+from rebel.alphazero.net import PolicyValueNet, predict
+from rebel.cli.common import emit_report
+
+
+def searched_simulations_per_second(net: PolicyValueNet, m: int, n: int, k: int, games: int, simulations: int,
+                                    repeats: int) -> dict[str, Any]:
+    """Searches the empty board in `games` trees at once, `repeats` times; best of the repeats."""
+    best = 0.0
+    calls = 0
+    for r in range(repeats):
+        batch = _core.MctsBatch(m, n, k, num_games=games, simulations=simulations, reuse_tree=False, seed=r)
+        start = time.perf_counter()
+        batch.begin(list(range(games)), True)
+        calls = 0
+        while (selected := batch.select()) is not None:
+            ids, planes = selected
+            if len(ids):
+                batch.evaluate(*predict(net, planes))
+                calls += 1
+        seconds = time.perf_counter() - start
+        best = max(best, games * simulations / seconds)
+    return {"games_side_by_side": games, "simulations_per_game": simulations, "net_calls": calls,
+            "mean_batch": games * simulations / max(calls, 1), "simulations_per_s": best}
+
+
+def rollout_simulations_per_second(m: int, n: int, k: int, playouts: int, repeats: int) -> float:
+    best = 0.0
+    for r in range(repeats):
+        start = time.perf_counter()
+        _core.mnk_rollout_search(_core.MnkBoard(m, n, k), playouts, seed=r)
+        best = max(best, playouts / (time.perf_counter() - start))
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--board", default="6,6,4", help="m,n,k (default 6,6,4)")
+    parser.add_argument("--channels", type=int, default=64)
+    parser.add_argument("--blocks", type=int, default=4)
+    parser.add_argument("--simulations", type=int, default=200, help="per game and move searched")
+    parser.add_argument("--games", type=int, default=64, help="games side by side in the batched run")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=1, help="torch threads")
+    parser.add_argument("--out", help="also write the JSON report here")
+    args = parser.parse_args()
+    m, n, k = (int(x) for x in args.board.split(","))
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    net = PolicyValueNet(m, n, channels=args.channels, blocks=args.blocks).eval()
+    one = searched_simulations_per_second(net, m, n, k, 1, args.simulations, args.repeats)
+    batched = searched_simulations_per_second(net, m, n, k, args.games, args.simulations, args.repeats)
+    rollout = rollout_simulations_per_second(m, n, k, 2000, args.repeats)
+    speedup = batched["simulations_per_s"] / one["simulations_per_s"]
+    report = {
+        "benchmark": "mcts", "cpu": cpu_name(), "torch_threads": args.threads,
+        "board": {"m": m, "n": n, "k": k}, "net": {"channels": args.channels, "blocks": args.blocks,
+                                                   "parameters": sum(p.numel() for p in net.parameters())},
+        "one_position_per_call": one, "batched": batched, "batched_speedup": speedup,
+        "goal": "batched >= 5x one position per call", "goal_met": bool(speedup >= 5.0),
+        "rollout_mcts_simulations_per_s": rollout,
+        "protocol": "empty board, root noise on, no tree reuse, best of repeats; torch forward in eval mode",
+    }
+    emit_report(report, args.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+"""Training the policy-value net on self-play examples: cross-entropy of the policy logits
+against the search's visit distribution plus the squared error of the value against the
+game's result, with L2 regularisation through the optimiser's weight decay."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+from rebel.alphazero.net import PolicyValueNet
+
+__all__ = ["TrainerSettings", "AlphaZeroTrainer", "losses"]
+
+
+@dataclass
+class TrainerSettings:
+    lr: float = 1e-3
+    weight_decay: float = 1e-4
+    batch_size: int = 256
+
+
+def losses(net: PolicyValueNet, planes: torch.Tensor, policies: torch.Tensor,
+           values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(policy cross-entropy, value squared error), each averaged over the batch."""
+    logits, value = net(planes)
+    policy_loss = -(policies * F.log_softmax(logits, dim=1)).sum(dim=1).mean()
+    value_loss = F.mse_loss(value, values)
+    return policy_loss, value_loss
+
+
+class AlphaZeroTrainer:
+    """Adam steps on uniformly sampled minibatches of (planes, policies, values) arrays."""
+
+    def __init__(self, net: PolicyValueNet, settings: TrainerSettings) -> None:
+        if settings.lr <= 0 or settings.batch_size < 1 or settings.weight_decay < 0:
+            raise ValueError(f"bad trainer settings: {settings}")
+        self.net = net
+        self.settings = settings
+        self.optimizer = torch.optim.Adam(net.parameters(), lr=settings.lr, weight_decay=settings.weight_decay)
+        self.steps = 0
+
+    def train(self, planes: np.ndarray, policies: np.ndarray, values: np.ndarray, steps: int,
+              rng: np.random.Generator) -> dict[str, float]:
+        """``steps`` gradient steps; returns the mean policy and value losses over them."""
+        self.net.train()
+        total_p = total_v = 0.0
+        n = len(values)
+        for _ in range(steps):
+            idx = rng.integers(0, n, size=min(self.settings.batch_size, n))
+            p_loss, v_loss = losses(self.net, torch.from_numpy(planes[idx]), torch.from_numpy(policies[idx]),
+                                    torch.from_numpy(values[idx]))
+            self.optimizer.zero_grad(set_to_none=True)
+            (p_loss + v_loss).backward()
+            self.optimizer.step()
+            total_p += float(p_loss.detach())
+            total_v += float(v_loss.detach())
+            self.steps += 1
+        self.net.eval()
+        return {"policy_loss": total_p / max(steps, 1), "value_loss": total_v / max(steps, 1)}

@@ -205,3 +205,39 @@ def test_tic_tac_toe_config_learns_to_never_lose(tmp_path):
     lines = json.loads(r.stdout)["evaluation"]["every_reply"]
     assert lines["first"]["losses"] == 0 and lines["second"]["losses"] == 0, lines
     assert lines["first"]["lines"] > 50 and lines["second"]["lines"] > 300
+
+
+# ------------------------------------------------------------------------------ rebel play on a board
+
+
+def _play(args, text):
+    import os
+    import subprocess
+    import sys
+
+    from conftest import REPO_ROOT
+
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
+    return subprocess.run([sys.executable, "-m", "rebel", "play", *args], input=text, capture_output=True, text=True,
+                          timeout=120, env=env, cwd=REPO_ROOT)
+
+
+def test_play_tic_tac_toe_against_the_perfect_bot_from_a_pipe():
+    # You (X) open in a corner and then play the edges: the perfect bot wins.
+    r = _play(["--game", "mnk", "--seat", "0", "--hands", "1", "--seed", "1", "--bot", "perfect"],
+              "a1\na1\nq7\n5\nb1\na2\nc2\nb3\n")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "not a legal move: a1 is already occupied" in out
+    assert "not a legal move: 'q7' is not a cell of this board" in out
+    assert "3 . . .\n2 . . .\n1 . . .\n  a b c" in out  # the empty board, rows from the top
+    assert "you lose" in out and "final score after 1 game: you -1 in all" in out
+
+
+def test_play_board_bad_input_exit_2():
+    for args, message in [(["--game", "mnk", "--bot", "alphago"], "unknown player 'alphago'"),
+                          (["--game", "kuhn", "--bot", "perfect"], "--bot is for m,n,k games"),
+                          (["--game", "mnk", "--m", "3", "--k", "5"], "k must be <= max(m, n)"),
+                          (["--game", "mnk", "--bot", "perfect", "--m", "9", "--n", "9", "--k", "5"], "at most 64 cells")]:
+        r = _play(args, "")
+        assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr, (args, r.stderr)

@@ -20,7 +20,9 @@ numbered 0..F-1 and the last face is wild."""
 EXAMPLES = """\
   rebel play --game kuhn --net oracle
   rebel play --dice 1 --faces 4 --net runs/my-run/weights.bin --hands 20 --explain
-  printf '1\\n2\\n' | rebel play --game kuhn --net oracle --hands 1 --seed 3"""
+  printf '1\\n2\\n' | rebel play --game kuhn --net oracle --hands 1 --seed 3
+  rebel play --game mnk --bot perfect                       (tic-tac-toe; moves by name, e.g. b2)
+  rebel play --game mnk --m 6 --n 6 --k 4 --bot net:runs/RUN/net.pt:400"""
 
 NETS = "zero, oracle, pretrained:NAME (see `rebel pretrained`) or a weights file"
 
@@ -31,6 +33,12 @@ def register(subparsers: Any) -> None:
     p.add_argument("--game", help="game name, see `rebel games` (default liars_dice, or a pretrained net's game)")
     p.add_argument("--dice", type=int_arg, metavar="D", help="Liar's Dice: dice per player (default 1)")
     p.add_argument("--faces", type=int_arg, metavar="F", help="Liar's Dice: faces per die (default 4)")
+    p.add_argument("--m", type=int_arg, metavar="M", help="m,n,k game: rows (default 3)")
+    p.add_argument("--n", type=int_arg, metavar="N", help="m,n,k game: columns (default 3)")
+    p.add_argument("--k", type=int_arg, metavar="K", help="m,n,k game: stones in a row to win (default 3)")
+    p.add_argument("--bot", metavar="PLAYER",
+                   help="m,n,k game: the bot, net:PATH[:SIMS], mcts:N, perfect or random (default perfect up "
+                        "to 16 cells, mcts:2000 on larger boards)")
     p.add_argument("--net", default="oracle", metavar="NET",
                    help=f"the bot's value net: {NETS} (default oracle: exact leaf values, small games)")
     p.add_argument("--seat", choices=("0", "1", "random"), default="random",
@@ -166,6 +174,29 @@ class _Session:
             self.say(f"final score {self.score.line()}")
 
 
+def _play_board(game: Any, args: argparse.Namespace, inp: TextIO, out: TextIO) -> int:
+    """``rebel play`` on an m,n,k game: the bot is an m,n,k player (``--bot``)."""
+    import numpy as np
+
+    from rebel.alphazero.players import make_player
+    from rebel.board_play import BoardSession
+
+    params = dict(game.params)
+    m, n, k = params["m"], params["n"], params["k"]
+    spec = args.bot or ("perfect" if m * n <= 16 else "mcts:2000")
+    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
+    try:
+        bot = make_player(spec, m, n, k, seed=seed)
+    except ValueError as e:
+        raise UsageError(f"--bot: {e}") from None
+    print(f"rebel play: {game.description()}, bot {spec}, seed {seed}; X moves first", file=out, flush=True)
+    try:
+        BoardSession(m, n, k, bot, args.seat, inp, out).run(args.hands, np.random.default_rng(seed + 1))
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
 def run(args: argparse.Namespace, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
     """Handler of ``rebel play``."""
     import numpy as np
@@ -173,10 +204,14 @@ def run(args: argparse.Namespace, inp: TextIO = sys.stdin, out: TextIO = sys.std
     from rebel.play import Table
 
     game = _game(args)
-    if args.depth < 1 or args.iters < 2:
-        raise UsageError("--depth must be >= 1 and --iters >= 2")
     if args.hands < 0:
         raise UsageError(f"--hands must be >= 0 (0: until EOF), got {args.hands}")
+    if game.name == "mnk":
+        return _play_board(game, args, inp, out)
+    if args.bot is not None:
+        raise UsageError("--bot is for m,n,k games; this game's bot is the search with --net")
+    if args.depth < 1 or args.iters < 2:
+        raise UsageError("--depth must be >= 1 and --iters >= 2")
     net = _net(game, args.net)
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
     table = Table(game, net, depth=args.depth, iterations=args.iters, seed=seed)

@@ -241,3 +241,37 @@ def test_play_board_bad_input_exit_2():
                           (["--game", "mnk", "--bot", "perfect", "--m", "9", "--n", "9", "--k", "5"], "at most 64 cells")]:
         r = _play(args, "")
         assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr, (args, r.stderr)
+
+
+def test_alphazero_ctrl_c_saves_the_last_epoch_and_resumes(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import REPO_ROOT, default_sigint
+
+    args = [*TINY, "run.epochs=200", "evaluation.every=0", f"run.dir={tmp_path}", "run.name=c"]
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
+    proc = subprocess.Popen([sys.executable, "-m", "rebel", "train", "alphazero_tictactoe", *args], cwd=REPO_ROOT,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=default_sigint)
+    metrics = tmp_path / "c" / "metrics.jsonl"
+    try:
+        deadline = time.time() + 240
+        while time.time() < deadline and not (metrics.is_file() and len(metrics.read_text().splitlines()) >= 2):
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert "continue with `rebel train --resume" in err and "Traceback" not in err, err
+    done = len(metrics.read_text().splitlines())
+    resumed = run_cli("train", "--resume", str(tmp_path / "c"), f"run.epochs={done + 1}", "--json")
+    assert resumed.returncode == 0, (err, resumed.stderr)
+    assert json.loads(resumed.stdout)["epoch"] == done + 1
+    assert [json.loads(line)["epoch"] for line in metrics.read_text().splitlines()] == list(range(1, done + 2))

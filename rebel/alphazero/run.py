@@ -9,6 +9,7 @@ checkpoint continues exactly as an uninterrupted one (torch's CPU kernels permit
 """
 from __future__ import annotations
 
+import copy
 import logging
 import time
 from typing import Any, Optional
@@ -87,11 +88,14 @@ class AlphaZeroRun:
 
     # ------------------------------------------------------------------ state
     def _state(self, elapsed: float) -> dict[str, Any]:
+        """Everything the run needs to continue, detached from the live objects (the replay's
+        arrays are replaced, never changed in place, so they are shared, not copied)."""
         return {"algorithm": "alphazero", "epoch": self.epoch, "games_played": self.games_played,
                 "examples_generated": self.examples_generated, "elapsed": elapsed,
-                "model": self.net.state_dict(), "optimizer": self.trainer.optimizer.state_dict(),
+                "model": {k: v.detach().clone() for k, v in self.net.state_dict().items()},
+                "optimizer": copy.deepcopy(self.trainer.optimizer.state_dict()),
                 "trainer_steps": self.trainer.steps, "replay": self.replay.state(),
-                "rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state()}
+                "rng": copy.deepcopy(self.rng.bit_generator.state), "torch_rng": torch.get_rng_state()}
 
     def restore(self) -> None:
         """Continues from the run directory's checkpoint (CheckpointError if unusable)."""
@@ -116,9 +120,11 @@ class AlphaZeroRun:
         log.info("resumed %s at epoch %d (%d games, %.1f min of training so far)", self.run_dir.path, self.epoch,
                  self.games_played, self.elapsed_before / 60)
 
-    def _save(self, elapsed: float) -> None:
-        save_checkpoint(self.run_dir.file(RunDirectory.CHECKPOINT), self._state(elapsed))
-        save_net(self.net, str(self.run_dir.file(NET_FILE)))
+    def _save(self, state: dict[str, Any]) -> None:
+        save_checkpoint(self.run_dir.file(RunDirectory.CHECKPOINT), state)
+        net = PolicyValueNet(**self.net.architecture())
+        net.load_state_dict(state["model"])
+        save_net(net, str(self.run_dir.file(NET_FILE)))
 
     # ------------------------------------------------------------------ epochs
     def evaluate(self) -> dict[str, Any]:
@@ -174,7 +180,10 @@ class AlphaZeroRun:
         start = time.perf_counter()
         elapsed = lambda: self.elapsed_before + time.perf_counter() - start  # noqa: E731
         self.run_dir.open_tensorboard(purge_step=self.epoch)
-        last_saved = recorded = self.epoch
+        last_saved = self.epoch
+        # The state after the last epoch whose metrics line is written: what Ctrl-C saves, so
+        # that the checkpoint and metrics.jsonl always agree.
+        snapshot = self._state(elapsed())
         last: dict[str, Any] = {}
         try:
             with Progress("training", cfg.run.epochs, "epoch", enabled=self.progress, initial=self.epoch) as bar:
@@ -194,25 +203,24 @@ class AlphaZeroRun:
                             record["lines_lost"] = lines["first"]["losses"] + lines["second"]["losses"]
                     record["wall_seconds"] = elapsed()
                     self.run_dir.append_metrics(record)
-                    recorded = self.epoch
+                    snapshot = self._state(elapsed())
                     log.info("epoch %d/%d: policy loss %.4f, value loss %.4f, self-play %s, %.1f min", self.epoch,
                              cfg.run.epochs, record["policy_loss"], record["value_loss"], record["selfplay_results"],
                              record["wall_seconds"] / 60)
                     if self.epoch % cfg.run.checkpoint_every == 0 or final:
-                        self._save(elapsed())
+                        self._save(snapshot)
                         last_saved = self.epoch
                     last = record
                     bar(self.epoch)
         except KeyboardInterrupt:
-            # The epoch in flight is lost; the last recorded one is saved (if the interrupt
-            # came after an epoch's training but before its metrics line, it is not).
-            if recorded == self.epoch and self.epoch > last_saved:
-                self._save(elapsed())
+            # The epoch in flight is lost; the last recorded one is saved.
+            if snapshot["epoch"] > last_saved:
+                self._save(snapshot)
             raise
         finally:
             self.run_dir.close()
         if self.epoch > last_saved:
-            self._save(elapsed())
+            self._save(self._state(elapsed()))
         summary = {"run_dir": str(self.run_dir.path), "net": str(self.run_dir.file(NET_FILE)), "epoch": self.epoch,
                    "games_played": self.games_played, "positions": self.examples_generated,
                    "wall_seconds": elapsed()}

@@ -129,7 +129,8 @@ def merge_layers(schema: type[T], layers: Sequence[tuple[str, Any]]) -> T:
             layer = OmegaConf.create(dict(layer))
         try:
             game = layer.get("game") if isinstance(layer, DictConfig) else None
-            if isinstance(game, Mapping) and "name" in game and "game" in cfg and game["name"] != cfg.game.name:
+            if (isinstance(game, Mapping) and "name" in game and "game" in cfg and game["name"] != cfg.game.name
+                    and OmegaConf.get_type(cfg, "game") is GameSection):
                 cfg.game = OmegaConf.structured(GameSection)  # a new game starts from its own defaults
             cfg = OmegaConf.merge(cfg, layer)
         except OmegaConfBaseException as e:

@@ -66,7 +66,10 @@ void SearchTree::advance(int cell) {
   std::vector<int> origin{child};  // kept[i] came from nodes_[origin[i]]
   for (size_t i = 0; i < kept.size(); ++i) {
     const Node& old = nodes_[static_cast<size_t>(origin[i])];
-    if (old.num_children == 0) continue;
+    if (old.num_children == 0) {
+      kept[i].first_child = -1;
+      continue;
+    }
     kept[i].first_child = static_cast<int>(kept.size());
     for (int j = 0; j < old.num_children; ++j) {
       Node copy = nodes_[static_cast<size_t>(old.first_child + j)];

@@ -18,7 +18,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from rebel.weights_io import payload_from_bytes, weights_from_arrays, write_atomic
+from rebel.policy_io import atomic_write_bytes
+from rebel.weights_io import payload_from_bytes, weights_from_arrays
 
 if TYPE_CHECKING:  # pragma: no cover
     from rebel._core import Game, MlpValueNet
@@ -141,7 +142,7 @@ def weights_from_bytes(data: bytes) -> ValueMLP:
 
 def export_weights(model: ValueMLP, path: PathLike) -> None:
     """Writes ``model``'s weights to ``path`` atomically (the old file or the new, never a partial one)."""
-    write_atomic(weights_to_bytes(model), path)
+    atomic_write_bytes(path, weights_to_bytes(model))
 
 
 def load_weights(path: PathLike) -> ValueMLP:

@@ -11,12 +11,10 @@ do not load torch, write weights with :func:`weights_from_arrays`); converting a
 """
 from __future__ import annotations
 
-import os
 import struct
-import tempfile
 import zlib
 from dataclasses import dataclass
-from typing import List, Sequence, Union
+from typing import List, Sequence
 
 import numpy as np
 
@@ -27,8 +25,6 @@ HEADER_SIZE = _HEADER.size  # 48
 _TRAILER = struct.Struct("<I")  # CRC-32 (zlib.crc32) of header + payload
 _MAX_DIM = 1 << 24
 _MAX_LAYERS = 64
-
-PathLike = Union[str, "os.PathLike[str]"]
 
 
 @dataclass(frozen=True)
@@ -125,40 +121,3 @@ def payload_from_bytes(data: bytes) -> tuple[WeightsHeader, np.ndarray]:
     if not np.all(np.isfinite(payload)):
         raise ValueError("MLP weights: payload contains non-finite values")
     return header, payload.astype(np.float32)
-
-
-def write_atomic(data: bytes, path: PathLike) -> None:
-    """Writes ``data`` to ``path`` atomically.
-
-    The bytes go to a temporary file in the same directory, are flushed and fsync'ed, and
-    the file is then renamed over ``path``: readers see the old file or the new one,
-    never a partial write.
-    """
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    _fsync_directory(directory)
-
-
-def _fsync_directory(directory: str) -> None:
-    """Makes the rename durable where the platform allows opening directories."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

@@ -91,23 +91,15 @@ def board_planes(board: "_core.MnkBoard") -> np.ndarray:
 def save_net(net: PolicyValueNet, path: str) -> None:
     """Writes the net's architecture and weights atomically (a plain torch file of tensors and
     ints, readable with ``torch.load(weights_only=True)``)."""
-    import os
-    import tempfile
+    import io
+
+    from rebel.policy_io import atomic_write_bytes
 
     state = {"format": "rebel-alphazero-net", "version": 1, "architecture": net.architecture(),
              "state_dict": {k: v.detach().cpu() for k, v in net.state_dict().items()}}
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".net.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            torch.save(state, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    atomic_write_bytes(path, buffer.getvalue())
 
 
 def load_net(path: str) -> PolicyValueNet:

@@ -3,7 +3,6 @@ checks. The run directory, metrics, checkpoints and resume are the ReBeL trainer
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import List, Optional, Sequence
 
 from omegaconf import OmegaConf
@@ -158,18 +157,6 @@ def to_yaml(config: AlphaZeroConfig) -> str:
 
 def from_yaml_text(text: str, overrides: Sequence[str] = ()) -> AlphaZeroConfig:
     """A configuration saved by :func:`to_yaml`, with ``overrides``, checked."""
-    try:
-        layer = OmegaConf.create(text)
-    except Exception as e:
-        raise ConfigError(f"not a valid configuration: {e}") from None
-    layers = [("saved configuration", layer)]
-    if overrides:
-        layers.append(("overrides", shared.dotlist_layer(overrides, "run.epochs=40")))
-    config = shared.merge_layers(AlphaZeroConfig, layers)
+    config = shared.from_yaml_text(AlphaZeroConfig, text, overrides, "run.epochs=40")
     check(config)
     return config
-
-
-def config_file_is_alphazero(path: str) -> bool:
-    """Whether the YAML file at ``path`` says ``algorithm: alphazero``."""
-    return is_alphazero_yaml(Path(path).read_text())

@@ -160,6 +160,18 @@ def load_config(schema: type[T], config_file: Optional[str] = None, overrides: S
     return config
 
 
+def from_yaml_text(schema: type[T], text: str, overrides: Sequence[str] = (), example: str = "run.epochs=40") -> T:
+    """A configuration saved by :func:`to_yaml` (of ``schema``), then ``overrides``."""
+    try:
+        layer = OmegaConf.create(text)
+    except Exception as e:
+        raise ConfigError(f"not a valid configuration: {e}") from None
+    layers: list[tuple[str, Any]] = [("saved configuration", layer)]
+    if overrides:
+        layers.append(("overrides", dotlist_layer(overrides, example)))
+    return merge_layers(schema, layers)
+
+
 def to_yaml(config: Any) -> str:
     """A configuration object as YAML text."""
     return OmegaConf.to_yaml(OmegaConf.structured(config))

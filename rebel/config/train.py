@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import Optional
 
-from omegaconf import OmegaConf
 
 from rebel.config import common as shared
 from rebel.config.common import ConfigError, GameSection
@@ -222,13 +221,6 @@ def to_yaml(config: TrainConfig) -> str:
 def from_yaml_text(text: str, overrides: Sequence[str] = ()) -> TrainConfig:
     """Parses a configuration saved by :func:`to_yaml`, then applies ``overrides`` (checked
     like any other configuration)."""
-    try:
-        layer = OmegaConf.create(text)
-    except Exception as e:
-        raise ConfigError(f"not a valid configuration: {e}") from None
-    layers = [("saved configuration", layer)]
-    if overrides:
-        layers.append(("overrides", shared.dotlist_layer(overrides, "run.epochs=2000")))
-    config = shared.merge_layers(TrainConfig, layers)
+    config = shared.from_yaml_text(TrainConfig, text, overrides, "run.epochs=2000")
     check(config)
     return config

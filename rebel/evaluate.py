@@ -7,6 +7,11 @@ Three numbers are measured on the same game, solver and iteration count:
 * mode (b), the paper's safe-search protocol: each subgame stops at a random iteration
   (linear weights) whose policy is played and propagates beliefs; the reach-weighted
   average of N sampled full-game policies is evaluated exactly at every power of two.
+
+On a perfect-information game (one hand per player, e.g. tic-tac-toe) the search at a state
+does not depend on the history that reached it, and mode (b) is evaluated exactly in the
+limit N -> infinity by solving each distinct state once (``mode_b_limit``; mode (a) is
+not computed there: it would solve a subgame per history).
 """
 from __future__ import annotations
 
@@ -187,6 +192,8 @@ def evaluate(
     if isinstance(base_net, _core.MlpValueNet):
         result["net_kernel"] = native_kernel(base_net)  # which kernel ran (precision and isa)
     net = _with_leaf_error(game, base_net, settings)
+    if game.perfect_information:
+        return _evaluate_perfect_info(game, net, settings, result, seconds, reporter)
     search = _core.TestTimeSearch(game, net, solver, settings.depth, settings.iterations, off_path=settings.off_path)
     result["search_roots"] = search.num_search_roots
 
@@ -217,12 +224,39 @@ def evaluate(
         for n, e, br in zip(sampled["num_policies"], sampled["exploitability"], sampled["br_values"])
     ]
     log.info("mode (b), %d policies: exploitability %.6f", settings.repeats, sampled["exploitability"][-1])
+    return _completed(result, seconds, game, search.full_tree, sampled["average_policy"])
+
+
+def _completed(result: Dict[str, Any], seconds: Dict[str, float], game: _core.Game, tree: _core.PublicTree,
+               mode_b_policy: Any) -> Dict[str, Any]:
+    """Adds the timings and the private entries (mode (b)'s policy, its tree, the game)."""
     seconds["total"] = sum(seconds.values())
     result["seconds"] = seconds
-    result["_mode_b_policy"] = sampled["average_policy"]
-    result["_full_tree"] = search.full_tree
+    result["_mode_b_policy"] = mode_b_policy
+    result["_full_tree"] = tree
     result["_game"] = game
     return result
+
+
+def _evaluate_perfect_info(game: _core.Game, net: _core.ValueNet, settings: EvalSettings, result: Dict[str, Any],
+                           seconds: Dict[str, float], reporter: Callable[..., Any]) -> Dict[str, Any]:
+    """Mode (b) in the limit N -> infinity on a perfect-information game (local threads)."""
+    start = time.perf_counter()
+    search = _core.PerfectInfoSearch(game, net, settings.solver, settings.depth, settings.iterations,
+                                     off_path=settings.off_path)
+    result["search_roots"] = search.num_search_roots
+    result["search_states"] = search.num_states
+    if settings.backend == "ray":
+        log.info("perfect-information game: mode (b) is evaluated exactly on this machine, not on Ray")
+    bar, callback = reporter("mode_b", "mode (b) limit, states", search.num_states, "states")
+    with bar:
+        limit = search.evaluate(threads=settings.threads, progress=callback)
+        _finish(callback, search.num_states)
+    seconds["mode_b"] = time.perf_counter() - start
+    result["mode_b"] = []
+    result["mode_b_limit"] = {"exploitability": limit["exploitability"], "br_values": list(limit["br_values"])}
+    log.info("mode (b), N -> infinity (exact): exploitability %.6f", limit["exploitability"])
+    return _completed(result, seconds, game, search.full_tree, limit["policy"])
 
 
 def _mode_b_on_ray(game: _core.Game, settings: EvalSettings,
@@ -263,4 +297,8 @@ def public_view(result: Dict[str, Any]) -> Dict[str, Any]:
 
 def mode_b_table(result: Dict[str, Any]) -> List[str]:
     """Human-readable lines for the mode-(b) results."""
-    return [f"  N = {row['num_policies']:5d}: {row['exploitability']:.6f}" for row in result["mode_b"]]
+    lines = [f"  N = {row['num_policies']:5d}: {row['exploitability']:.6f}" for row in result["mode_b"]]
+    if "mode_b_limit" in result:
+        lines.append(f"  N ->   inf: {result['mode_b_limit']['exploitability']:.6f}  (exact: perfect information, "
+                     f"{result['search_states']} distinct search states)")
+    return lines

@@ -70,6 +70,9 @@ void bind_games(py::module_& m) {
       .def_property_readonly("query_size", [](const Game& g) { return query_size(g); })
       .def_property_readonly("hand_prior", [](const Game& g) { return vec_array(g.hand_prior()); })
       .def_property_readonly("hands_independent", &Game::hands_independent)
+      .def_property_readonly("perfect_information",
+                             [](const Game& g) { return g.num_hands() == 1 && g.features_identify_state(); },
+                             "One hand per player and public features that identify the position (evaluate_perfect_info applies).")
       .def("description", &Game::description)
       .def("is_terminal", [](const Game& g, const History& h) { check_history(g, h); return g.is_terminal(h); })
       .def("player_to_act", [](const Game& g, const History& h) {

@@ -11,6 +11,7 @@
 #include "core/tree_ops.h"
 #include "search/nets.h"
 #include "search/pbs.h"
+#include "search/perfect_info.h"
 #include "search/test_time_search.h"
 
 namespace rebel_bindings {
@@ -72,6 +73,14 @@ SolverParams solver_params(const std::string& solver, const std::string& off_pat
 }
 
 const std::string kDefaultOffPath = off_path_name(SolverParams{}.off_path);
+
+SearchParams search_params(const std::string& solver, const std::string& off_path, int depth, int iterations) {
+  SearchParams params;
+  params.solver = solver_params(solver, off_path);
+  params.depth = depth;
+  params.iterations = iterations;
+  return params;
+}
 
 py::dict evaluation_to_dict(const SampledEvaluation& e, int rows, int H) {
   py::list counts, expl, brs;
@@ -175,10 +184,7 @@ void bind_search(py::module_& m) {
       .def(py::init([](const std::shared_ptr<Game>& game, std::shared_ptr<ValueNet> net, const std::string& solver,
                        int depth, int iterations, const std::string& off_path) {
              require(game, "game");
-             SearchParams params;
-             params.solver = solver_params(solver, off_path);
-             params.depth = depth;
-             params.iterations = iterations;
+             const SearchParams params = search_params(solver, off_path, depth, iterations);
              py::gil_scoped_release release;
              return std::make_shared<TestTimeSearch>(game, params, net);
            }),
@@ -233,6 +239,40 @@ void bind_search(py::module_& m) {
       }, py::arg("begin"), py::arg("end"), py::arg("threads") = 1, py::arg("seed") = 0, py::arg("progress") = py::none(),
          "The reach-weighted sum of mode-(b) samples begin..end-1 (the samples evaluate_sampled draws with this\n"
          "seed), for splitting an evaluation across processes; evaluate_mixture_sum evaluates a sum over [0, n).");
+
+  py::class_<PerfectInfoSearch, std::shared_ptr<PerfectInfoSearch>>(m, "PerfectInfoSearch",
+      "Test-time search on a perfect-information game (one hand per player), where the search at a\n"
+      "state does not depend on the history that reached it: mode (b) is evaluated exactly in the limit\n"
+      "of infinitely many sampled policies by solving each distinct search state once.")
+      .def(py::init([](const std::shared_ptr<Game>& game, std::shared_ptr<ValueNet> net, const std::string& solver,
+                       int depth, int iterations, const std::string& off_path) {
+             require(game, "game");
+             const SearchParams params = search_params(solver, off_path, depth, iterations);
+             py::gil_scoped_release release;
+             return std::make_shared<PerfectInfoSearch>(game, params, net);
+           }),
+           py::arg("game"), py::arg("net"), py::arg("solver") = "lcfr", py::arg("depth") = 2, py::arg("iterations") = 1024,
+           py::arg("off_path") = kDefaultOffPath)
+      .def_property_readonly("full_tree", [](const PerfectInfoSearch& s) { return std::const_pointer_cast<PublicTree>(s.full_tree_ptr()); })
+      .def_property_readonly("num_states", &PerfectInfoSearch::num_states, "Distinct states where a search starts.")
+      .def_property_readonly("num_search_roots", &PerfectInfoSearch::num_search_roots,
+                             "Full-tree nodes where a search starts (what TestTimeSearch solves per policy).")
+      .def("evaluate", [](const PerfectInfoSearch& s, int threads, const py::object& progress) {
+        if (threads < 1) throw py::value_error("threads must be >= 1");
+        PerfectInfoEvaluation result;
+        std::atomic<long> done{0};
+        run_cancellable([&](std::atomic<bool>* cancel) { result = s.evaluate(threads, cancel, &done); },
+                        [&] {
+                          if (!progress.is_none()) progress(done.load());
+                        });
+        py::dict d;
+        d["exploitability"] = result.exploitability;
+        d["br_values"] = py::make_tuple(result.br_values[0], result.br_values[1]);
+        d["policy"] = to_array_2d(result.policy, s.full_tree().size(), 1);
+        return d;
+      }, py::arg("threads") = 1, py::arg("progress") = py::none(),
+         "Mode (b) in the limit N -> infinity: {exploitability, br_values, policy}. progress(done) is called\n"
+         "now and then with the number of states solved (of num_states).");
 
   py::class_<Pbs>(m, "Pbs", "Public belief state: a public history plus both players' beliefs (normalised).")
       .def(py::init([](const std::shared_ptr<Game>& game, const History& history, const py::object& beliefs0,

@@ -55,6 +55,10 @@ class Game {
   // Compact public-state features for a value network (does not include beliefs).
   virtual int feature_size() const = 0;
   virtual void public_features(const History& history, float* out) const = 0;
+  // True when two histories with the same player to act and the same public features lead
+  // to the same game from there on (a perfect-information game's position); lets
+  // evaluate_perfect_info solve each state once.
+  virtual bool features_identify_state() const { return false; }
 
   virtual std::string action_name(Action action) const = 0;
   virtual std::string hand_name(int hand) const { return std::to_string(hand); }

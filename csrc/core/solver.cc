@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -188,6 +189,7 @@ SubgameSolver::SubgameSolver(GamePtr game, std::shared_ptr<const PublicTree> tre
     query_rows_.assign(static_cast<size_t>(L) * row, 0.0f);
     query_beliefs_.assign(static_cast<size_t>(L) * 2 * H_, 0.0);
     leaf_out_.assign(static_cast<size_t>(L) * H_, 0.0);
+    if (H_ == 1) single_hand_values_.assign(static_cast<size_t>(L) * 2, std::numeric_limits<double>::quiet_NaN());
     queried_leaves_.reserve(L);
     batch_.row_size = row;
     batch_.rows = query_rows_.data();
@@ -240,6 +242,7 @@ void SubgameSolver::compute_leaf_values(int player) {
   // actions with probability exactly 0, and the net is nearly all of a subgame's cost.
   // kFloor does not query leaves of order 2 or more either: regret matching never sees them.
   queried_leaves_.clear();
+  int cached = 0;
   batch_.queried_player.clear();
   batch_.histories.clear();
   batch_.beliefs0.clear();
@@ -253,8 +256,15 @@ void SubgameSolver::compute_leaf_values(int player) {
       for (int h = 0; h < H_; ++h) values_[n * H_ + h] = 0.0;
       continue;
     }
+    // One hand per player (perfect information): the beliefs are always the point mass,
+    // so a leaf's query row never changes and the net is asked once per leaf and player.
+    if (!single_hand_values_.empty() && !std::isnan(single_hand_values_[static_cast<size_t>(i) * 2 + player])) {
+      values_[n] = mass * single_hand_values_[static_cast<size_t>(i) * 2 + player];
+      ++cached;
+      continue;
+    }
     const size_t j = queried_leaves_.size();
-    queried_leaves_.push_back({static_cast<int>(n), mass});
+    queried_leaves_.push_back({static_cast<int>(n), i, mass});
     float* r = &query_rows_[j * row];
     std::copy_n(&leaf_rows_[static_cast<size_t>(i) * row], row, r);
     r[1] = static_cast<float>(player);
@@ -271,13 +281,14 @@ void SubgameSolver::compute_leaf_values(int player) {
   }
   batch_.size = static_cast<int>(queried_leaves_.size());
   leaf_queries_ += batch_.size;
-  leaf_queries_skipped_ += L - batch_.size;
+  leaf_queries_skipped_ += L - batch_.size - cached;
   if (batch_.size == 0) return;
   net_->compute_values(batch_, leaf_out_.data());
   for (int j = 0; j < batch_.size; ++j) {
-    const auto [n, mass] = queried_leaves_[j];
+    const auto [n, leaf, mass] = queried_leaves_[j];
     for (int h = 0; h < H_; ++h)
       values_[static_cast<size_t>(n) * H_ + h] = mass * leaf_out_[static_cast<size_t>(j) * H_ + h];
+    if (!single_hand_values_.empty()) single_hand_values_[static_cast<size_t>(leaf) * 2 + player] = leaf_out_[j];
   }
 }
 

@@ -84,7 +84,8 @@ class SubgameSolver {
   bool is_fp() const;
   // Pseudo-leaf rows sent to the value net so far, and rows left out because the
   // opponent's reach mass there was 0 (kSkip; kFloor: of order 2 or more), for benchmarks
-  // and diagnostics.
+  // and diagnostics. With one hand per player a leaf's row never changes, so each leaf is
+  // sent once per queried player and later iterations reuse the answer (counted in neither).
   long long leaf_queries() const { return leaf_queries_; }
   long long leaf_queries_skipped() const { return leaf_queries_skipped_; }
 
@@ -146,11 +147,13 @@ class SubgameSolver {
   std::vector<double> query_beliefs_;  // [slot][player][hand], normalised
   struct QueriedLeaf {
     int node;
+    int leaf;  // index in tree_->pseudo_leaves
     double opponent_mass;
   };
   std::vector<QueriedLeaf> queried_leaves_;  // [slot]
   long long leaf_queries_ = 0, leaf_queries_skipped_ = 0;
   std::vector<double> leaf_out_;
+  std::vector<double> single_hand_values_;  // one hand per player: [leaf][player] net answers, NaN until asked
   LeafQueryBatch batch_;
 };
 

@@ -40,6 +40,7 @@ class MnkGame final : public Game {
       if (board.at(c) != 0) out[(board.at(c) - 1) * rules_.cells() + c] = 1.0f;
     }
   }
+  bool features_identify_state() const override { return true; }  // the board is the position
   std::string action_name(Action action) const override { return rules_.cell_name(action); }
   std::string hand_name(int /*hand*/) const override { return "-"; }
 

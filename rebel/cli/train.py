@@ -218,16 +218,18 @@ def _connect_ray(config: Any) -> None:
 def _print_summary(summary: dict[str, Any], config: Any) -> None:
     from rebel.config.train import game_of
 
-    game = game_of(config).description()
+    game_obj = game_of(config)
+    game = game_obj.description()
     s = config.search
+    protocol = ("mode (b) with N -> infinity (exact: perfect information)" if game_obj.perfect_information
+                else f"mode (b) with N = {config.evaluation.repeats}")
     print(f"run             {summary['run_dir']}  (net: {summary['weights']})")
     print(f"trained         {summary['epoch']} epochs, {summary['examples_generated']} examples generated, "
           f"{summary['examples_trained']} trained, {summary['wall_seconds'] / 60:.1f} min")
     ev, refs = summary.get("evaluation"), summary.get("references") or {}
     if ev is None and not refs:
         return
-    print(f"exploitability  {game}, depth-{s.depth} search, {s.solver}, T = {s.iterations}, "
-          f"mode (b) with N = {config.evaluation.repeats}:")
+    print(f"exploitability  {game}, depth-{s.depth} search, {s.solver}, T = {s.iterations}, {protocol}:")
     if ev is not None:
         extra = f"   (held-out mean max error {ev['heldout_delta_mean']:.4f})" if "heldout_delta_mean" in ev else ""
         print(f"  trained net   {ev['exploitability']:.6f}{extra}")

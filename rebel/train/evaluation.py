@@ -21,7 +21,8 @@ from rebel.config.train import ConfigError, TrainConfig
 
 log = logging.getLogger(__name__)
 
-__all__ = ["HeldOutSet", "heldout_walk", "check_evaluable", "search_exploitability", "MAX_EVAL_TREE_CELLS"]
+__all__ = ["HeldOutSet", "heldout_walk", "check_evaluable", "search_exploitability", "evaluation_steps",
+           "MAX_EVAL_TREE_CELLS"]
 
 #: Largest full game tree (nodes x hands) for which the exact evaluation is attempted.
 MAX_EVAL_TREE_CELLS = 1 << 21
@@ -97,11 +98,31 @@ class HeldOutSet:
                 "heldout_delta_mean": float(err.max(axis=1).mean()), "heldout_delta_max": float(err.max())}
 
 
+def evaluation_steps(game: _core.Game, config: TrainConfig) -> int:
+    """What :func:`search_exploitability`'s progress counts up to: the sampled policies, or
+    for a perfect-information game the distinct search states."""
+    if game.perfect_information:
+        s = config.search
+        return _core.PerfectInfoSearch(game, _core.ZeroNet(game), s.solver, s.depth, 2, off_path=s.off_path).num_states
+    return config.evaluation.repeats
+
+
 def search_exploitability(game: _core.Game, net: _core.ValueNet, config: TrainConfig,
                           progress: Optional[Callable[[int], None]] = None) -> dict[str, Any]:
-    """Exact exploitability of mode (b) with ``net`` (N = evaluation.repeats sampled policies)."""
+    """Exact exploitability of mode (b) with ``net`` (N = evaluation.repeats sampled policies).
+
+    On a perfect-information game (one hand per player) the search at a state does not
+    depend on how it was reached, and mode (b) is evaluated exactly in the limit of
+    infinitely many sampled policies instead (:class:`rebel._core.PerfectInfoSearch`;
+    ``by_num_policies`` is then empty and ``limit`` is true)."""
     s, e = config.search, config.evaluation
     start = time.perf_counter()
+    if game.perfect_information:
+        exact = _core.PerfectInfoSearch(game, net, s.solver, s.depth, s.iterations, off_path=s.off_path)
+        result = exact.evaluate(threads=e.threads, progress=progress)
+        return {"exploitability": float(result["exploitability"]),
+                "br_values": [float(v) for v in result["br_values"]],
+                "by_num_policies": {}, "limit": True, "seconds": time.perf_counter() - start}
     search = _core.TestTimeSearch(game, net, s.solver, s.depth, s.iterations, off_path=s.off_path)
     result = search.evaluate_sampled(e.repeats, threads=e.threads, seed=e.seed, progress=progress)
     return {

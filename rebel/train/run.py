@@ -30,7 +30,8 @@ from rebel.precision import native_kernel
 from rebel.progress import Progress, progress_callback
 from rebel.solve import solve
 from rebel.train.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from rebel.train.evaluation import HeldOutSet, check_evaluable, search_exploitability, search_exploitability_ray
+from rebel.train.evaluation import (HeldOutSet, check_evaluable, evaluation_steps, search_exploitability,
+                                   search_exploitability_ray)
 from rebel.train.replay import ReplayBuffer
 from rebel.train.rundir import RunDirectory
 from rebel.train.selfplay import GenerationPool, SelfPlayLoop
@@ -85,6 +86,10 @@ class Training:
         self.evaluates = e.every > 0 or e.final or e.references or e.heldout_steps > 0
         if self.evaluates:
             check_evaluable(self.game)
+        # Mode (b)'s progress: sampled policies, or a perfect-information game's search states
+        # (evaluated exactly, on this machine's threads whatever evaluation.backend says).
+        self.eval_steps = evaluation_steps(self.game, config) if self.evaluates else 0
+        self.eval_on_ray = e.backend == "ray" and not self.game.perfect_information
         # Progress reports: bars on a terminal (or when show_progress forces them), lines on
         # stderr every 30 s otherwise; none with run.progress = false or show_progress = False.
         self.progress = config.run.progress and show_progress is not False
@@ -203,9 +208,9 @@ class Training:
         full_solver = s.solver  # the same algorithm as the search's, without a depth limit
         log.info("references: full-game %s and the zero net's search", full_solver)
         full = solve(self.game, full_solver, s.iterations, off_path=s.off_path, progress=False)
-        with self._phase("zero-net search", self.config.evaluation.repeats) as bar:
+        with self._phase("zero-net search", self.eval_steps) as bar:
             report = progress_callback(bar)
-            if self.config.evaluation.backend == "ray":
+            if self.eval_on_ray:
                 zero = search_exploitability_ray(self.game, self.config, None, self._ray_actors(), progress=report)
             else:
                 zero = search_exploitability(self.game, _core.ZeroNet(self.game), self.config, progress=report)
@@ -219,8 +224,8 @@ class Training:
         out: dict[str, Any] = {}
         if self.heldout is not None:
             out.update(self.heldout.error(self.trainer.predict))
-        with self._phase(f"evaluation, epoch {self.trainer.epoch}", self.config.evaluation.repeats) as bar:
-            if self.config.evaluation.backend == "ray":
+        with self._phase(f"evaluation, epoch {self.trainer.epoch}", self.eval_steps) as bar:
+            if self.eval_on_ray:
                 result = search_exploitability_ray(self.game, self.config,
                                                    weights_to_bytes(self.trainer.inference_model()),
                                                    self._ray_actors(), progress=progress_callback(bar))
@@ -229,8 +234,10 @@ class Training:
                 result = search_exploitability(self.game, net, self.config, progress=progress_callback(bar))
         out.update({"exploitability": result["exploitability"], "br_values": result["br_values"],
                     "eval_seconds": result["seconds"]})
-        log.info("evaluation at epoch %d: exploitability %.6f (N = %d)%s", self.trainer.epoch, result["exploitability"],
-                 self.config.evaluation.repeats,
+        if result.get("limit"):
+            out["eval_limit"] = True  # mode (b) with N -> infinity, exact (perfect information)
+        log.info("evaluation at epoch %d: exploitability %.6f (%s)%s", self.trainer.epoch, result["exploitability"],
+                 "N -> infinity, exact" if result.get("limit") else f"N = {self.config.evaluation.repeats}",
                  f", held-out mean max error {out['heldout_delta_mean']:.4f}" if "heldout_delta_mean" in out else "")
         return out
 

@@ -218,3 +218,26 @@ def test_table2_quick_pipeline(tmp_path, capsys):
     assert table2.main(["--quick", "--out", str(out), "--cells", "kuhn-fp", "--no-progress"]) == 2
     assert "corrupt evaluation" in capsys.readouterr().err
     assert (out / "kuhn-fp" / "weights.bin").is_file()
+
+
+def test_rebel_tictactoe_target_analysis(tmp_path):
+    """When a run first reached the target and from when on it stayed there (the figures
+    docs/alphazero.md quotes), and the exact-leaf net answers the solver's values."""
+    script = load("rebel_tictactoe")
+    rows = [{"epoch": e, "wall_seconds": 60.0 * e, "examples_generated": 1000 * e, "exploitability": x}
+            for e, x in [(0, 1.0), (1, 0.005), (2, 0.03), (3, 0.002), (4, 0.001)]]
+    rows.insert(1, {"epoch": 1, "wall_seconds": 60.0, "examples_generated": 1000, "loss": 0.1})
+    (tmp_path / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = script.target_analysis(tmp_path, 0.01)
+    assert out["target"]["first"]["epoch"] == 1 and out["target"]["stayed_below_from"]["epoch"] == 3
+    assert out["last_evaluation"]["exploitability"] == 0.001 and out["target"]["evaluations"] == 5
+
+    from rebel import _core
+
+    game = _core.make_game("mnk", {"m": 3, "n": 3, "k": 3})
+    net = script.exact_leaf_net(game, 3, 3, 3)
+    win_for_x = [0, 3, 1, 4]  # X to move with a line to complete
+    draw = [4, 0, 8, 2, 1, 7]  # a drawn position, X to move
+    for player, expected in ((0, [1.0, 0.0]), (1, [-1.0, 0.0])):
+        values = _core.net_values(net, game, [win_for_x, draw], player, [1.0], [1.0])
+        assert list(map(float, values[:, 0])) == expected

@@ -5,10 +5,14 @@ searches them side by side so that its net sees batches):
 * ``perfect``: a move of the best exact value (the core's solver), uniformly among ties;
 * ``mcts:N``: pure MCTS with N random-rollout simulations per move, the most visited move;
 * ``net:PATH[:SIMS]``: MCTS with the policy-value net at PATH (SIMS simulations per move,
-  default 400), the most visited move, no exploration noise.
+  default 400), the most visited move, no exploration noise;
+* ``rebel:PATH[:ITERS]``: ReBeL's test-time search with the value net PATH (a weights.bin of
+  ``rebel train rebel_tictactoe`` or the like): depth-2 linear CFR-D subgames of ITERS
+  iterations (default 1024), played as the evaluation's mode (b) plays them.
 """
 from __future__ import annotations
 
+import os
 from typing import List, Optional, Protocol, Sequence
 
 import numpy as np
@@ -17,8 +21,10 @@ from rebel import _core
 
 DEFAULT_NET_SIMULATIONS = 400
 
-__all__ = ["Player", "RandomPlayer", "PerfectPlayer", "RolloutPlayer", "NetPlayer", "make_player",
-           "DEFAULT_NET_SIMULATIONS"]
+__all__ = ["Player", "RandomPlayer", "PerfectPlayer", "RolloutPlayer", "NetPlayer", "ReBeLPlayer", "make_player",
+           "DEFAULT_NET_SIMULATIONS", "DEFAULT_REBEL_ITERATIONS"]
+
+DEFAULT_REBEL_ITERATIONS = 1024
 
 
 class Player(Protocol):
@@ -123,6 +129,48 @@ def _follow(batch: "_core.MctsBatch", game: int, board: "_core.MnkBoard") -> Non
         batch.reset(game, board)
 
 
+class ReBeLPlayer:
+    """ReBeL's test-time search as a player, exactly as its evaluation plays (mode (b)): a
+    search starts every ``depth`` moves from the game's start (depth-limited linear CFR-D,
+    the value net at the leaves), stops at a random iteration (even i < T with weight
+    i/2 + 1), and the move is drawn from that iterate at the current position, which lies
+    inside the last search's subgame. Its value net was trained on the positions where
+    searches start, so it is asked nothing else."""
+
+    def __init__(self, weights: str, m: int, n: int, k: int, iterations: int = DEFAULT_REBEL_ITERATIONS,
+                 depth: int = 2, seed: int = 0) -> None:
+        if iterations < 2 or depth < 1:
+            raise ValueError(f"rebel player: iterations must be >= 2 and depth >= 1, got {iterations}, {depth}")
+        self.name = f"rebel:{weights}:{iterations}"
+        self.game = _core.make_game("mnk", {"m": m, "n": n, "k": k})
+        if not os.path.isfile(weights):
+            raise ValueError(f"rebel player: no weights file {weights!r}")
+        self.net = _core.MlpValueNet(self.game, weights)  # ValueError for a net of another board
+        self.iterations, self.depth = iterations, depth
+        self.rng = np.random.default_rng(seed)
+
+    def _stopping_iteration(self) -> int:
+        count = (self.iterations + 1) // 2  # even half-steps 0, 2, ..., < T, weights 1, 2, ...
+        weights = np.arange(1, count + 1, dtype=np.float64)
+        return 2 * int(self.rng.choice(count, p=weights / weights.sum()))
+
+    def moves(self, boards: Sequence["_core.MnkBoard"], games: Sequence[int]) -> List[int]:
+        out = []
+        for board in boards:
+            history = list(board.history)
+            start = len(history) - len(history) % self.depth  # where the protocol's last search began
+            tree = _core.build_tree(self.game, history[:start], self.depth)
+            solver = _core.SubgameSolver(self.game, tree, solver="lcfr", net=self.net)
+            solver.run(self._stopping_iteration())
+            policy = solver.current_policy()[:, 0]
+            node = tree.find(history[start:])
+            first = int(tree.first_child[node])
+            probs = policy[first:first + int(tree.num_children[node])]
+            choice = int(self.rng.choice(len(probs), p=probs / probs.sum()))
+            out.append(int(tree.action[first + choice]))
+        return out
+
+
 def make_player(spec: str, m: int, n: int, k: int, seed: int = 0) -> Player:
     """A player from its spec (see the module docstring); ValueError naming the problem."""
     if spec == "random":
@@ -147,4 +195,11 @@ def make_player(spec: str, m: int, n: int, k: int, seed: int = 0) -> Player:
         if (net.m, net.n) != (m, n):
             raise ValueError(f"{path}: the net is for a {net.m} x {net.n} board, the game is {m} x {n}")
         return NetPlayer(net, simulations, seed=seed, name=f"net:{path}:{simulations}")
-    raise ValueError(f"unknown player {spec!r}: expected net:PATH[:SIMS], mcts:N, perfect or random")
+    if spec.startswith("rebel:"):
+        path, _, iters = spec[6:].rpartition(":") if spec.count(":") >= 2 else (spec[6:], "", "")
+        try:
+            iterations = int(iters) if iters else DEFAULT_REBEL_ITERATIONS
+        except ValueError:
+            raise ValueError(f"{spec!r}: expected rebel:PATH[:ITERS] with ITERS an integer") from None
+        return ReBeLPlayer(path, m, n, k, iterations, seed=seed)
+    raise ValueError(f"unknown player {spec!r}: expected net:PATH[:SIMS], rebel:PATH[:ITERS], mcts:N, perfect or random")

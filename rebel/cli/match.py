@@ -9,12 +9,15 @@ from rebel.cli.common import UsageError, add_subcommand, int_arg, print_json
 
 EPILOG = """players:
   net:PATH[:SIMS]  MCTS with an AlphaZero net (SIMS simulations per move, default 400)
+  rebel:PATH[:IT]  ReBeL's search with its value net (weights.bin; depth 2, IT CFR-D iterations,
+                   default 1024; as its evaluation plays)
   mcts:N           pure MCTS with N random-rollout simulations per move
   perfect          the exact solver (boards of at most 64 cells)
   random           uniformly random legal moves
 
 examples:
   rebel match perfect random --game mnk --games 100
+  rebel match rebel:experiments/results/rebel_tictactoe/weights.bin net:experiments/results/alphazero_tictactoe/net.pt:50
   rebel match mcts:1000 mcts:200 --game mnk --m 6 --n 6 --k 4 --games 20 --json"""
 
 

@@ -87,15 +87,7 @@ def run(args: argparse.Namespace) -> int:
         return _run_alphazero(args)
     try:
         if args.resume:
-            overrides = ([args.config] if args.config else []) + list(args.overrides)
-            bad = [o for o in overrides if o.split("=", 1)[0] not in RESUME_OVERRIDABLE]
-            if bad:
-                raise UsageError(f"--resume takes only {', '.join(RESUME_OVERRIDABLE)} overrides, got {bad}")
-            run_dir = RunDirectory.existing(args.resume)
-            try:
-                config = from_yaml_text(run_dir.config_text(), overrides)
-            except ConfigError as e:
-                raise UsageError(f"{run_dir.file(RunDirectory.CONFIG)}: {e}") from None
+            run_dir, config = _resumed(args, RESUME_OVERRIDABLE, from_yaml_text, ConfigError)
         else:
             if not args.config:
                 raise UsageError("give a CONFIG (e.g. `rebel train quick`) or --resume RUN_DIR")
@@ -150,6 +142,23 @@ def _is_alphazero(args: argparse.Namespace) -> bool:
     return is_alphazero_yaml(Path(_config_path(args.config)).read_text())
 
 
+def _resumed(args: argparse.Namespace, allowed: tuple[str, ...], from_yaml_text: Any,
+             config_error: type[Exception]) -> tuple[Any, Any]:
+    """The run directory of ``--resume`` and its config with the allowed overrides applied
+    (UsageError for any other override or a broken config file)."""
+    from rebel.train.rundir import RunDirectory
+
+    overrides = ([args.config] if args.config else []) + list(args.overrides)
+    bad = [o for o in overrides if o.split("=", 1)[0] not in allowed]
+    if bad:
+        raise UsageError(f"--resume takes only {', '.join(allowed)} overrides, got {bad}")
+    run_dir = RunDirectory.existing(args.resume)
+    try:
+        return run_dir, from_yaml_text(run_dir.config_text(), overrides)
+    except config_error as e:
+        raise UsageError(f"{run_dir.file(RunDirectory.CONFIG)}: {e}") from None
+
+
 def _run_alphazero(args: argparse.Namespace) -> int:
     """``rebel train`` for an AlphaZero config (or --resume of an AlphaZero run)."""
     from rebel.alphazero.run import AlphaZeroRun
@@ -159,15 +168,7 @@ def _run_alphazero(args: argparse.Namespace) -> int:
 
     try:
         if args.resume:
-            overrides = ([args.config] if args.config else []) + list(args.overrides)
-            bad = [o for o in overrides if o.split("=", 1)[0] not in ALPHAZERO_RESUME_OVERRIDABLE]
-            if bad:
-                raise UsageError(f"--resume takes only {', '.join(ALPHAZERO_RESUME_OVERRIDABLE)} overrides, got {bad}")
-            run_dir = RunDirectory.existing(args.resume)
-            try:
-                config = from_yaml_text(run_dir.config_text(), overrides)
-            except ConfigError as e:
-                raise UsageError(f"{run_dir.file(RunDirectory.CONFIG)}: {e}") from None
+            run_dir, config = _resumed(args, ALPHAZERO_RESUME_OVERRIDABLE, from_yaml_text, ConfigError)
             from rebel.policy_io import atomic_write_bytes
 
             atomic_write_bytes(run_dir.file(RunDirectory.CONFIG), to_yaml(config).encode())

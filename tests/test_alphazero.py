@@ -173,12 +173,14 @@ def test_alphazero_training_runs_and_resumes_exactly(tmp_path):
     assert [r["epoch"] for r in rows] == [1, 2]
     straight_rows = [json.loads(line) for line in (tmp_path / "straight" / "metrics.jsonl").read_text().splitlines()]
     assert [r["policy_loss"] for r in rows] == [r["policy_loss"] for r in straight_rows]
+    assert all(r["inference"].startswith("native-") for r in rows)  # the default leaf evaluator, recorded
 
 
 @pytest.mark.parametrize("override,message", [
     ("game.k=5", "k must be <= max(m, n)"),
     ("evaluation.opponents=[alphago]", "unknown player 'alphago'"),
     ("mcts.simulations=0", "mcts.simulations must be >= 1"),
+    ("mcts.inference=onnx", "mcts.inference must be 'native' or 'torch'"),
     ("trainer.learning_rate=1", "trainer.learning_rate"),
     ("game.name=kuhn", "AlphaZero runs on m,n,k games"),
 ])

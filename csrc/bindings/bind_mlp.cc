@@ -10,6 +10,7 @@
 #include "bindings/common.h"
 #include "core/game.h"
 #include "nets/activations.h"
+#include "nets/conv_net.h"
 #include "nets/cpu_features.h"
 #include "nets/mlp.h"
 #include "nets/peak_probe.h"
@@ -52,6 +53,52 @@ MlpWeightsPtr weights_from_path(const py::handle& path, const MlpKernels& kernel
 
 MlpWeightsPtr weights_from_source(const py::handle& source, const MlpKernels& kernel) {
   return is_bytes_like(source) ? weights_from_bytes(source, kernel) : weights_from_path(source, kernel);
+}
+
+// One (weight [out][in], bias [out]) float32 pair of a conv net's layers.
+DenseParams dense_from_pair(const py::handle& pair, const std::string& name) {
+  if (!py::isinstance<py::tuple>(pair) && !py::isinstance<py::list>(pair)) {
+    throw py::type_error("conv net layer '" + name + "' must be a (weight, bias) pair");
+  }
+  const py::sequence seq = py::reinterpret_borrow<py::sequence>(pair);
+  if (py::len(seq) != 2) throw py::value_error("conv net layer '" + name + "' must be a (weight, bias) pair");
+  const auto w = require_float32_array(seq[0], {-1, -1}, name + " weight");
+  const auto b = require_float32_array(seq[1], {w.shape(0)}, name + " bias");
+  DenseParams d;
+  d.out = static_cast<int>(w.shape(0));
+  d.in = static_cast<int>(w.shape(1));
+  d.weight.assign(w.data(), w.data() + w.size());
+  d.bias.assign(b.data(), b.data() + b.size());
+  return d;
+}
+
+ConvNetParams conv_params_from_dict(int m, int n, int planes, const py::dict& layers) {
+  static const std::vector<std::string> keys = {"stem", "convs", "policy_conv", "policy_fc", "value_conv",
+                                                "value_fc1", "value_fc2"};
+  for (const auto& item : layers) {
+    const std::string key = py::str(item.first);
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) throw py::value_error("conv net: unknown layer '" + key + "'");
+  }
+  for (const std::string& key : keys) {
+    if (!layers.contains(key)) throw py::value_error("conv net: layer '" + key + "' is missing");
+  }
+  ConvNetParams p;
+  p.m = m;
+  p.n = n;
+  p.planes = planes;
+  p.stem = dense_from_pair(layers["stem"], "stem");
+  const py::object convs = layers["convs"];
+  if (!py::isinstance<py::list>(convs) && !py::isinstance<py::tuple>(convs)) {
+    throw py::type_error("conv net: 'convs' must be a list of (weight, bias) pairs");
+  }
+  int i = 0;
+  for (const py::handle& c : convs) p.convs.push_back(dense_from_pair(c, "convs[" + std::to_string(i++) + "]"));
+  p.policy_conv = dense_from_pair(layers["policy_conv"], "policy_conv");
+  p.policy_fc = dense_from_pair(layers["policy_fc"], "policy_fc");
+  p.value_conv = dense_from_pair(layers["value_conv"], "value_conv");
+  p.value_fc1 = dense_from_pair(layers["value_fc1"], "value_fc1");
+  p.value_fc2 = dense_from_pair(layers["value_fc2"], "value_fc2");
+  return p;
 }
 
 }  // namespace
@@ -163,6 +210,51 @@ batch runs with the weights it started with.)doc")
         const MlpWeightsPtr w = n.weights();
         return "MlpValueNet(" + n.game_description() + ", layers=" + std::to_string(w->shape().num_layers) +
                ", hidden=" + std::to_string(w->shape().hidden_size) + ", precision=" + w->kernels().precision() + ", isa=" + w->kernels().isa() + ")";
+      });
+
+  py::class_<ConvPolicyValueNet, std::shared_ptr<ConvPolicyValueNet>>(m, "ConvPolicyValueNet", R"doc(
+Native (C++) forward pass of the AlphaZero policy-value net (rebel.alphazero.net.PolicyValueNet),
+built by rebel.alphazero.native.NativeNet from a torch net with its BatchNorms folded in.
+
+ConvPolicyValueNet(m, n, planes, layers, precision="auto", isa="auto"): `layers` maps
+"stem", "convs" (a list, two per residual block), "policy_conv", "policy_fc", "value_conv",
+"value_fc1" and "value_fc2" to (weight float32 [out, in], bias float32 [out]) pairs, the 3x3
+convolutions as Linear layers on im2col rows (tap-major, then channel), the heads' inputs
+cell-major. `precision`/`isa` as for MlpValueNet: "bf16" runs the residual blocks'
+convolutions with bf16 products and float32 sums. Inconsistent layers raise ValueError.)doc")
+      .def(py::init([](int m, int n, int planes, const py::dict& layers, const std::string& precision,
+                       const std::string& isa) {
+             return std::make_shared<ConvPolicyValueNet>(conv_params_from_dict(m, n, planes, layers),
+                                                         mlp_kernels(precision, isa));
+           }),
+           py::arg("m"), py::arg("n"), py::arg("planes"), py::arg("layers"), py::arg("precision") = "auto",
+           py::arg("isa") = "auto")
+      .def("forward", [](const ConvPolicyValueNet& net, const py::object& x, int threads) {
+        const auto in = require_float32_array(x, {-1, net.planes(), net.m(), net.n()}, "planes");
+        if (threads < 1) throw py::value_error("threads must be >= 1, got " + std::to_string(threads));
+        const py::ssize_t batch = in.shape(0);
+        py::array_t<float> priors({batch, static_cast<py::ssize_t>(net.m() * net.n())});
+        py::array_t<float> values(batch);
+        float* p = priors.mutable_data();
+        float* v = values.mutable_data();
+        {
+          py::gil_scoped_release release;
+          net.forward(in.data(), static_cast<long>(batch), p, v, threads);
+        }
+        return py::make_tuple(priors, values);
+      }, py::arg("planes"), py::arg("threads") = 1,
+      "float32 [batch, planes, m, n] -> (priors float32 [batch, m * n], values float32 [batch]); the GIL is released.")
+      .def_property_readonly("m", &ConvPolicyValueNet::m)
+      .def_property_readonly("n", &ConvPolicyValueNet::n)
+      .def_property_readonly("planes", &ConvPolicyValueNet::planes)
+      .def_property_readonly("channels", &ConvPolicyValueNet::channels)
+      .def_property_readonly("blocks", &ConvPolicyValueNet::blocks)
+      .def_property_readonly("precision", [](const ConvPolicyValueNet& n) { return std::string(n.kernels().precision()); })
+      .def_property_readonly("isa", [](const ConvPolicyValueNet& n) { return std::string(n.kernels().isa()); })
+      .def("__repr__", [](const ConvPolicyValueNet& n) {
+        return "ConvPolicyValueNet(" + std::to_string(n.m()) + "x" + std::to_string(n.n()) + ", channels=" +
+               std::to_string(n.channels()) + ", blocks=" + std::to_string(n.blocks()) + ", precision=" +
+               n.kernels().precision() + ", isa=" + n.kernels().isa() + ")";
       });
 }
 

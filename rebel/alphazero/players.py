@@ -13,7 +13,7 @@ searches them side by side so that its net sees batches):
 from __future__ import annotations
 
 import os
-from typing import List, Optional, Protocol, Sequence
+from typing import Callable, List, Optional, Protocol, Sequence, Tuple
 
 import numpy as np
 
@@ -84,10 +84,16 @@ class NetPlayer:
     its tree follows the game's moves, the opponent's included)."""
 
     def __init__(self, net: "object", simulations: int = DEFAULT_NET_SIMULATIONS, c_puct: float = 1.5,
-                 seed: int = 0, name: Optional[str] = None, max_games: int = 1024) -> None:
+                 seed: int = 0, name: Optional[str] = None, max_games: int = 1024,
+                 evaluator: Optional[Callable[[np.ndarray], Tuple[np.ndarray, np.ndarray]]] = None) -> None:
+        """``net``: a PolicyValueNet, evaluated natively (precision auto) unless ``evaluator``
+        (e.g. :func:`rebel.alphazero.inference.make_evaluator`) is given."""
+        from rebel.alphazero.inference import make_evaluator
+
         if simulations < 1:
             raise ValueError(f"net player: simulations must be >= 1, got {simulations}")
         self.net = net
+        self.evaluate = evaluator if evaluator is not None else make_evaluator(net)
         self.name = name or f"net:{simulations}"
         self.simulations, self.c_puct = simulations, c_puct
         self.seed = seed
@@ -106,8 +112,6 @@ class NetPlayer:
         return self.batch
 
     def moves(self, boards: Sequence["_core.MnkBoard"], games: Sequence[int]) -> List[int]:
-        from rebel.alphazero.net import predict
-
         batch = self._batch_for(boards, games)
         for board, g in zip(boards, games):
             _follow(batch, g, board)
@@ -115,7 +119,7 @@ class NetPlayer:
         while (selected := batch.select()) is not None:
             ids, planes = selected
             if len(ids):
-                batch.evaluate(*predict(self.net, planes))
+                batch.evaluate(*self.evaluate(planes))
         return [_argmax_random_tie(batch.visit_counts(g), self.rng) for g in games]
 
 

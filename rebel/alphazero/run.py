@@ -17,8 +17,9 @@ from typing import Any, Optional
 import numpy as np
 import torch
 
+from rebel.alphazero.inference import describe, make_evaluator
 from rebel.alphazero.match import against_every_reply, play_match
-from rebel.alphazero.net import PolicyValueNet, predict, save_net
+from rebel.alphazero.net import PolicyValueNet, save_net
 from rebel.alphazero.players import NetPlayer, make_player
 from rebel.alphazero.selfplay import Examples, SelfPlaySettings, augment, self_play
 from rebel.alphazero.trainer import AlphaZeroTrainer, TrainerSettings
@@ -76,6 +77,9 @@ class AlphaZeroRun:
         g, mo = config.game, config.model
         self.net = PolicyValueNet(g.m, g.n, channels=mo.channels, blocks=mo.blocks, value_hidden=mo.value_hidden)
         self.net.eval()
+        mc = config.mcts
+        # MCTS's leaf evaluator: a native snapshot of the net, renewed after each epoch's training.
+        self.evaluator = make_evaluator(self.net, mc.inference, mc.precision, threads=config.run.threads)
         t = config.trainer
         self.trainer = AlphaZeroTrainer(self.net, TrainerSettings(lr=t.lr, weight_decay=t.weight_decay,
                                                                   batch_size=t.batch_size))
@@ -108,6 +112,7 @@ class AlphaZeroRun:
         except (RuntimeError, ValueError, KeyError) as e:
             raise CheckpointError(f"{self.run_dir.path}: the checkpoint does not fit this config's net ({e})") from None
         self.net.eval()
+        self.evaluator.update(self.net)
         self.trainer.steps = int(state["trainer_steps"])
         self.replay.load(state["replay"])
         self.epoch = int(state["epoch"])
@@ -132,7 +137,7 @@ class AlphaZeroRun:
         e, g = self.config.evaluation, self.config.game
         out: dict[str, Any] = {}
         for i, spec in enumerate(e.opponents):
-            player = NetPlayer(self.net, e.simulations, seed=e.seed, max_games=e.games)
+            player = NetPlayer(self.net, e.simulations, seed=e.seed, max_games=e.games, evaluator=self.evaluator)
             opponent = make_player(spec, g.m, g.n, g.k, seed=e.seed + 1 + i)
             result = play_match(player, opponent, g.m, g.n, g.k, e.games)
             low, high = result.interval()
@@ -142,7 +147,8 @@ class AlphaZeroRun:
             log.info("epoch %d against %s: %d wins, %d draws, %d losses, score %.3f [%.3f, %.3f]", self.epoch, spec,
                      result.wins, result.draws, result.losses, result.score, low, high)
         if e.every_reply:
-            lines = against_every_reply(NetPlayer(self.net, e.simulations, seed=e.seed, max_games=1 << 16), g.m, g.n, g.k)
+            lines = against_every_reply(NetPlayer(self.net, e.simulations, seed=e.seed, max_games=1 << 16,
+                                                  evaluator=self.evaluator), g.m, g.n, g.k)
             out["every_reply"] = lines
             log.info("epoch %d against every reply: lost %d of %d lines moving first, %d of %d moving second",
                      self.epoch, lines["first"]["losses"], lines["first"]["lines"], lines["second"]["losses"],
@@ -157,7 +163,7 @@ class AlphaZeroRun:
                                     dirichlet_fraction=mc.dirichlet_fraction, temperature_moves=mc.temperature_moves)
         t0 = time.perf_counter()
         seed = cfg.selfplay.seed * 1_000_003 + self.epoch
-        examples, outcomes = self_play(lambda x: predict(self.net, x), settings, seed)
+        examples, outcomes = self_play(self.evaluator, settings, seed)
         positions = len(examples)
         if cfg.replay.augment:
             examples = augment(examples, g.m, g.n)
@@ -165,13 +171,14 @@ class AlphaZeroRun:
         t1 = time.perf_counter()
         losses = self.trainer.train(self.replay.planes, self.replay.policies, self.replay.values,
                                     cfg.trainer.steps_per_epoch, self.rng)
+        self.evaluator.update(self.net)  # the trainer left the net in evaluation mode
         t2 = time.perf_counter()
         self.epoch += 1
         self.games_played += cfg.selfplay.games
         self.examples_generated += positions
         return {"epoch": self.epoch, "games_played": self.games_played, "positions": self.examples_generated,
                 "replay_size": len(self.replay), **losses, "selfplay_results": outcomes,
-                "selfplay_seconds": t1 - t0, "train_seconds": t2 - t1}
+                "selfplay_seconds": t1 - t0, "train_seconds": t2 - t1, "inference": describe(self.evaluator)}
 
     def run(self) -> dict[str, Any]:
         """Trains to ``run.epochs`` (or ``run.max_minutes``); Ctrl-C saves the last finished

@@ -38,6 +38,8 @@ class AzMctsSection:
     dirichlet_alpha: float = 0.3      # root noise in self-play
     dirichlet_fraction: float = 0.25
     temperature_moves: int = 4        # moves drawn from the visit counts; the most visited after
+    inference: str = "native"         # what evaluates the net's leaves: native (C++ core) or torch
+    precision: str = "auto"           # native: fp32, bf16 (bf16 products, float32 sums) or auto
 
 
 @dataclass
@@ -135,6 +137,12 @@ def check(config: AlphaZeroConfig) -> None:
         raise ConfigError(f"trainer.lr must be > 0, got {config.trainer.lr}")
     if not (config.mcts.c_puct > 0 and config.mcts.dirichlet_alpha > 0 and 0 <= config.mcts.dirichlet_fraction <= 1):
         raise ConfigError("mcts: c_puct and dirichlet_alpha must be > 0, dirichlet_fraction in [0, 1]")
+    if config.mcts.inference not in ("native", "torch"):
+        raise ConfigError(f"mcts.inference must be 'native' or 'torch', got {config.mcts.inference!r}")
+    if config.mcts.precision not in ("auto", "fp32", "bf16"):
+        raise ConfigError(f"mcts.precision must be auto, fp32 or bf16, got {config.mcts.precision!r}")
+    if config.mcts.inference == "native" and config.mcts.precision == "bf16" and not _core.mlp_supported_bf16_isas():
+        raise ConfigError("mcts.precision=bf16: this CPU has no bf16 kernel (AMX-BF16 or AVX512_BF16); use auto or fp32")
     if config.run.max_minutes is not None and not config.run.max_minutes > 0:
         raise ConfigError(f"run.max_minutes must be > 0, got {config.run.max_minutes}")
     for spec in config.evaluation.opponents:

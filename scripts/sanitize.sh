@@ -26,7 +26,7 @@ JOBS=("$@")
 
 # Test selection per job. ASan/UBSan: games and trees, every solver (full game, CFR-D with the
 # zero, oracle, MLP and Python-callable nets, MCCFR, matrix games), test-time search and its
-# threaded evaluation, the MLP forward pass and weight swap, PBS, policy I/O, self-play, the
+# threaded evaluation, the MLP and conv-net forward passes and weight swap, PBS, policy I/O, self-play, the
 # thread-safety tests and the property-based fuzzing of the bindings. torch is not loaded
 # under the sanitizers (an import of it fails, so tests that need it are skipped; weights
 # come from rebel.weights_io's numpy writer). TSan: the tests that run C++ threads.
@@ -44,9 +44,10 @@ ASAN_TESTS=(
   tests/test_fuzz_bindings.py
   tests/test_mlp_bf16.py
   tests/test_mnk.py
+  tests/test_alphazero_inference.py
 )
 ASAN_DESELECT="cli or slow"
-TSAN_TESTS=(tests/test_concurrency.py tests/test_search.py)
+TSAN_TESTS=(tests/test_concurrency.py tests/test_search.py tests/test_alphazero_inference.py)
 TSAN_DESELECT="slow or not (thread or gil or concurren or swap)"
 
 build() {  # build KIND SANITIZE -> prints the directory to put on PYTHONPATH

@@ -2,7 +2,8 @@
 rebel.alphazero.inference): against torch, against a float64 numpy reference of the folded
 layers (with the bf16 kernels' rounding emulated for bf16), across thread counts, and its
 errors. The bf16 fallbacks are forced with REBEL_CPU_DISABLE in a subprocess, so they are
-checked on every machine."""
+checked on every machine. The tests marked torch-free build their layers in numpy: they also
+run under the sanitizers (scripts/sanitize.sh), where torch is not loaded."""
 from __future__ import annotations
 
 import os
@@ -14,16 +15,22 @@ import pytest
 
 from rebel import _core
 
-torch = pytest.importorskip("torch")
+try:
+    import torch
 
-from rebel.alphazero.inference import NativeNet, TorchEvaluator, make_evaluator, native_layers  # noqa: E402
-from rebel.alphazero.net import PLANES, PolicyValueNet, predict  # noqa: E402
+    from rebel.alphazero.inference import NativeNet, TorchEvaluator, make_evaluator, native_layers
+    from rebel.alphazero.net import PolicyValueNet, predict
+except ModuleNotFoundError:  # the sanitizer builds run without torch
+    torch = None
 
+needs_torch = pytest.mark.skipif(torch is None, reason="needs torch")
+PLANES = 4  # rebel.alphazero.net.PLANES
 HAS_BF16 = bool(_core.mlp_supported_bf16_isas())
+PRECISIONS = ["fp32"] + (["bf16"] if HAS_BF16 else [])
 SHAPES = [(3, 3, 16, 1), (6, 6, 64, 2), (5, 7, 20, 1), (8, 8, 32, 0)]  # m, n, channels, blocks
 
 
-def random_net(m: int, n: int, channels: int, blocks: int, seed: int = 0) -> PolicyValueNet:
+def random_net(m: int, n: int, channels: int, blocks: int, seed: int = 0) -> "PolicyValueNet":
     """A net with non-trivial BatchNorm statistics (a fresh one has mean 0, variance 1)."""
     torch.manual_seed(seed)
     net = PolicyValueNet(m, n, channels=channels, blocks=blocks)
@@ -47,6 +54,20 @@ def random_positions(m: int, n: int, count: int, seed: int = 0) -> np.ndarray:
     planes[np.arange(count), 2, last // n, last % n] = 1
     planes[:, 3] = (rng.random(count) < 0.5)[:, None, None]
     return planes
+
+
+def random_layers(m: int, n: int, channels: int, blocks: int, seed: int = 0) -> dict:
+    """Folded layers drawn in numpy (no torch), scaled like a fresh net's."""
+    rng = np.random.default_rng(seed)
+    cells = m * n
+
+    def pair(out, inp):
+        w = rng.normal(0, 1 / np.sqrt(inp), size=(out, inp)).astype(np.float32)
+        return w, rng.normal(0, 0.1, size=out).astype(np.float32)
+
+    return {"stem": pair(channels, 9 * PLANES), "convs": [pair(channels, 9 * channels) for _ in range(2 * blocks)],
+            "policy_conv": pair(2, channels), "policy_fc": pair(cells, 2 * cells), "value_conv": pair(1, channels),
+            "value_fc1": pair(32, cells), "value_fc2": pair(1, 32)}
 
 
 def reference(layers: dict, planes: np.ndarray, m: int, n: int, bf16: bool = False):
@@ -90,6 +111,7 @@ def reference(layers: dict, planes: np.ndarray, m: int, n: int, bf16: bool = Fal
     return priors, values
 
 
+@needs_torch
 @pytest.mark.parametrize("m,n,channels,blocks", SHAPES)
 def test_fp32_matches_torch_and_the_folded_reference(m, n, channels, blocks):
     net = random_net(m, n, channels, blocks)
@@ -106,6 +128,7 @@ def test_fp32_matches_torch_and_the_folded_reference(m, n, channels, blocks):
     assert np.allclose(p.sum(axis=1), 1, atol=1e-5)
 
 
+@needs_torch
 @pytest.mark.skipif(not HAS_BF16, reason="this CPU has no bf16 kernel (AMX-BF16 or AVX512_BF16)")
 @pytest.mark.parametrize("m,n,channels,blocks", SHAPES)
 def test_bf16_matches_the_bf16_reference(m, n, channels, blocks):
@@ -122,20 +145,33 @@ def test_bf16_matches_the_bf16_reference(m, n, channels, blocks):
     assert np.abs(p - p_torch).max() < 2e-2 and np.abs(v - v_torch).max() < 2e-2
 
 
-@pytest.mark.parametrize("precision", ["fp32"] + (["bf16"] if HAS_BF16 else []))
-def test_results_do_not_depend_on_threads_or_batch(precision):
-    net = random_net(6, 6, 32, 1)
+@pytest.mark.parametrize("precision", PRECISIONS)
+@pytest.mark.parametrize("m,n,channels,blocks", SHAPES)
+def test_torch_free_native_matches_the_reference(precision, m, n, channels, blocks):
+    layers = random_layers(m, n, channels, blocks)
+    planes = random_positions(m, n, 29, seed=1)
+    net = _core.ConvPolicyValueNet(m, n, PLANES, layers, precision=precision)
+    assert (net.m, net.n, net.channels, net.blocks, net.precision) == (m, n, channels, blocks, precision)
+    p, v = net.forward(planes)
+    p_ref, v_ref = reference(layers, planes, m, n, bf16=precision == "bf16")
+    assert np.abs(p - p_ref).max() < 1e-4 and np.abs(v - v_ref).max() < 1e-4
+
+
+@pytest.mark.parametrize("precision", PRECISIONS)
+def test_torch_free_results_do_not_depend_on_threads_or_batch(precision):
+    net = _core.ConvPolicyValueNet(6, 6, PLANES, random_layers(6, 6, 32, 1), precision=precision)
     planes = random_positions(6, 6, 50, seed=3)
-    one = NativeNet(net, precision, threads=1)(planes)
+    one = net.forward(planes, 1)
     for threads in (2, 3, 8):
-        again = NativeNet(net, precision, threads=threads)(planes)
+        again = net.forward(planes, threads)
         assert all(np.array_equal(a, b) for a, b in zip(one, again))
-    single = NativeNet(net, precision)(planes[17:18])
+    single = net.forward(planes[17:18])
     assert np.array_equal(single[0][0], one[0][17]) and single[1][0] == one[1][17]
-    empty = NativeNet(net, precision)(planes[:0])
+    empty = net.forward(planes[:0], 2)
     assert empty[0].shape == (0, 36) and empty[1].shape == (0,)
 
 
+@needs_torch
 def test_snapshot_follows_the_net_only_on_update():
     net = random_net(3, 3, 8, 1)
     planes = random_positions(3, 3, 4)
@@ -152,19 +188,15 @@ def test_snapshot_follows_the_net_only_on_update():
     assert np.array_equal(torch_eval(planes)[1], predict(net, planes)[1])
 
 
-def test_bad_input_is_refused():
-    net = random_net(3, 3, 8, 1)
-    native = NativeNet(net, "fp32")
-    core = native._core
+def test_torch_free_bad_input_is_refused():
+    layers = random_layers(3, 3, 8, 1)
+    core = _core.ConvPolicyValueNet(3, 3, PLANES, layers, precision="fp32")
     with pytest.raises(ValueError, match=r"planes has shape \(2, 4, 3, 4\)"):
         core.forward(np.zeros((2, 4, 3, 4), np.float32))
     with pytest.raises(TypeError, match="float32"):
         core.forward(np.zeros((2, 4, 3, 3), np.float64))
     with pytest.raises(ValueError, match="threads"):
         core.forward(np.zeros((2, 4, 3, 3), np.float32), 0)
-    with pytest.raises(ValueError, match="threads"):
-        NativeNet(net, "fp32", threads=0)
-    layers = native_layers(net)
     with pytest.raises(ValueError, match="'value_fc2' is missing"):
         _core.ConvPolicyValueNet(3, 3, PLANES, {k: v for k, v in layers.items() if k != "value_fc2"})
     with pytest.raises(ValueError, match="unknown layer 'extra'"):
@@ -182,6 +214,17 @@ def test_bad_input_is_refused():
         _core.ConvPolicyValueNet(3, 3, PLANES, {**layers, "stem": (w, b[:-1])})
     with pytest.raises(TypeError, match="float32"):
         _core.ConvPolicyValueNet(3, 3, PLANES, {**layers, "stem": (w.astype(np.float64), b)})
+    with pytest.raises(TypeError, match="pair"):
+        _core.ConvPolicyValueNet(3, 3, PLANES, {**layers, "stem": w})
+    with pytest.raises(ValueError, match="unknown precision 'fp16'"):
+        _core.ConvPolicyValueNet(3, 3, PLANES, layers, precision="fp16")
+
+
+@needs_torch
+def test_evaluator_choices_are_checked():
+    net = random_net(3, 3, 8, 1)
+    with pytest.raises(ValueError, match="threads"):
+        NativeNet(net, "fp32", threads=0)
     with pytest.raises(ValueError, match="unknown precision 'fp16'"):
         NativeNet(net, "fp16")
     with pytest.raises(ValueError, match="fp32 only"):
@@ -214,6 +257,7 @@ print("ok")
 """
 
 
+@needs_torch
 def test_forced_fallback_without_bf16_cpu_features():
     env = dict(os.environ, REBEL_CPU_DISABLE="amx,avx512bf16")
     out = subprocess.run([sys.executable, "-c", FALLBACK_SCRIPT], env=env, capture_output=True, text=True, timeout=120)
@@ -223,6 +267,7 @@ def test_forced_fallback_without_bf16_cpu_features():
     assert "config: mcts.precision=bf16" in out.stdout and out.stdout.strip().endswith("ok")
 
 
+@needs_torch
 def test_config_checks_the_evaluator_keys():
     from rebel.config.alphazero import load_alphazero_config
     from rebel.config.common import ConfigError

@@ -241,3 +241,27 @@ def test_rebel_tictactoe_target_analysis(tmp_path):
     for player, expected in ((0, [1.0, 0.0]), (1, [-1.0, 0.0])):
         values = _core.net_values(net, game, [win_for_x, draw], player, [1.0], [1.0])
         assert list(map(float, values[:, 0])) == expected
+
+
+def test_alphazero_mnk_quick_pipeline(tmp_path, capsys):
+    """Train (tiny tic-tac-toe run), final match, summary and curve; a second call neither
+    retrains nor replays the match; bad arguments exit 2 before any training."""
+    script = load("alphazero_mnk")
+    out = tmp_path / "run"
+    assert script.main(["--quick", "--out", str(out), "--no-progress"]) == 0
+    result = json.loads((out / "summary.json").read_text())
+    final = result["final"]["random"]
+    assert final["games"] == 4 and final["wins"] + final["draws"] + final["losses"] == 4
+    assert final["interval_95"][0] <= final["score"] <= final["interval_95"][1]
+    assert result["training"]["epochs"] == 2 and result["training"]["games"] == 16
+    assert result["training"]["inference"][0].startswith("native-")
+    assert (out / "curve.png").stat().st_size > 0 and (out / "net.pt").is_file()
+    metrics = (out / "metrics.jsonl").read_text()
+    matches = (out / "final_match.json").read_text()
+    capsys.readouterr()
+    assert script.main(["--quick", "--out", str(out), "--no-progress"]) == 0
+    assert (out / "metrics.jsonl").read_text() == metrics and (out / "final_match.json").read_text() == matches
+    assert script.main(["alphazero_tictactoe", "--opponents", "alphago", "--out", str(tmp_path / "x")]) == 2
+    assert script.main(["rebel_tictactoe", "--out", str(tmp_path / "x")]) == 2
+    assert not (tmp_path / "x").exists()
+    assert "unknown player 'alphago'" in capsys.readouterr().err

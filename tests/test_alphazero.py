@@ -113,6 +113,27 @@ def test_match_cli():
     assert report["player_a"] == "perfect" and len(report["score_interval_95"]) == 2
 
 
+def test_match_cli_records_the_leaf_evaluator(tmp_path):
+    torch.manual_seed(0)
+    path = tmp_path / "net.pt"
+    save_net(PolicyValueNet(3, 3, channels=8, blocks=1), str(path))
+    reports = {}
+    for inference in ("native", "torch"):
+        r = run_cli("match", f"net:{path}:16", "random", "--games", "4", "--inference", inference,
+                    "--precision", "fp32" if inference == "native" else "auto", "--json")
+        assert r.returncode == 0, r.stderr
+        reports[inference] = json.loads(r.stdout)
+    assert reports["native"]["inference"]["a"].startswith("native-fp32") and reports["native"]["inference"]["b"] is None
+    assert reports["torch"]["inference"]["a"] == "torch"
+    # The same searches: float32 native and torch agree to 1e-7, far inside any visit-count tie.
+    assert {k: v for k, v in reports["native"].items() if k != "inference"} == \
+        {k: v for k, v in reports["torch"].items() if k != "inference"}
+    text = run_cli("match", f"net:{path}:16", "random", "--games", "2")
+    assert "(leaves: native-" in text.stdout
+    bad = run_cli("match", f"net:{path}:16", "random", "--inference", "torch", "--precision", "bf16")
+    assert bad.returncode == 2 and "fp32 only" in bad.stderr
+
+
 @pytest.mark.parametrize("args,message", [
     (["match", "perfect", "random", "--k", "4"], "k must be <= max(m, n)"),
     (["match", "perfect", "nobody"], "unknown player 'nobody'"),

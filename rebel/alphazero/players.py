@@ -88,12 +88,13 @@ class NetPlayer:
                  evaluator: Optional[Callable[[np.ndarray], Tuple[np.ndarray, np.ndarray]]] = None) -> None:
         """``net``: a PolicyValueNet, evaluated natively (precision auto) unless ``evaluator``
         (e.g. :func:`rebel.alphazero.inference.make_evaluator`) is given."""
-        from rebel.alphazero.inference import make_evaluator
+        from rebel.alphazero.inference import describe, make_evaluator
 
         if simulations < 1:
             raise ValueError(f"net player: simulations must be >= 1, got {simulations}")
         self.net = net
         self.evaluate = evaluator if evaluator is not None else make_evaluator(net)
+        self.inference = describe(self.evaluate)  # what evaluates the leaves, e.g. "native-fp32 (avx512)"
         self.name = name or f"net:{simulations}"
         self.simulations, self.c_puct = simulations, c_puct
         self.seed = seed
@@ -175,8 +176,11 @@ class ReBeLPlayer:
         return out
 
 
-def make_player(spec: str, m: int, n: int, k: int, seed: int = 0) -> Player:
-    """A player from its spec (see the module docstring); ValueError naming the problem."""
+def make_player(spec: str, m: int, n: int, k: int, seed: int = 0, inference: str = "native",
+                precision: str = "auto") -> Player:
+    """A player from its spec (see the module docstring); ValueError naming the problem.
+    ``inference`` / ``precision``: what evaluates a ``net:`` player's leaves
+    (:func:`rebel.alphazero.inference.make_evaluator`)."""
     if spec == "random":
         return RandomPlayer(seed)
     if spec == "perfect":
@@ -198,7 +202,10 @@ def make_player(spec: str, m: int, n: int, k: int, seed: int = 0) -> Player:
         net = load_net(path)
         if (net.m, net.n) != (m, n):
             raise ValueError(f"{path}: the net is for a {net.m} x {net.n} board, the game is {m} x {n}")
-        return NetPlayer(net, simulations, seed=seed, name=f"net:{path}:{simulations}")
+        from rebel.alphazero.inference import make_evaluator
+
+        return NetPlayer(net, simulations, seed=seed, name=f"net:{path}:{simulations}",
+                         evaluator=make_evaluator(net, inference, precision))
     if spec.startswith("rebel:"):
         path, _, iters = spec[6:].rpartition(":") if spec.count(":") >= 2 else (spec[6:], "", "")
         try:

@@ -34,6 +34,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--k", type=int_arg, default=3, help="stones in a row to win (default 3)")
     p.add_argument("--games", type=int_arg, default=100, help="games to play (default 100)")
     p.add_argument("--seed", type=int_arg, default=0, help="random seed of both players (default 0)")
+    p.add_argument("--inference", choices=("native", "torch"), default="native",
+                   help="what evaluates a net: player's leaves (default native: the C++ core)")
+    p.add_argument("--precision", choices=("auto", "fp32", "bf16"), default="auto",
+                   help="the native net's precision (default auto: bf16 where this CPU runs it faster)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=run)
 
@@ -51,20 +55,23 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--games must be >= 1, got {args.games}")
     try:
         _core.MnkBoard(args.m, args.n, args.k)
-        a = make_player(args.player_a, args.m, args.n, args.k, seed=args.seed)
-        b = make_player(args.player_b, args.m, args.n, args.k, seed=args.seed + 1)
+        a, b = (make_player(spec, args.m, args.n, args.k, seed=args.seed + i, inference=args.inference,
+                            precision=args.precision) for i, spec in enumerate((args.player_a, args.player_b)))
     except ValueError as e:
         raise UsageError(str(e)) from None
     with Progress("match", args.games, "games") as bar:
         result = play_match(a, b, args.m, args.n, args.k, args.games, on_game_end=progress_callback(bar))
     report = result.as_dict()
+    # The net players' leaf evaluators (bf16 and fp32 can pick different moves on close calls).
+    report["inference"] = {"a": getattr(a, "inference", None), "b": getattr(b, "inference", None)}
     if args.json:
         print_json(report)
         return 0
     low, high = result.interval()
     print(f"game    {report['game']}, {result.games} games, colours alternating")
-    print(f"A       {result.player_a}")
-    print(f"B       {result.player_b}")
+    for label, name, player in (("A", result.player_a, a), ("B", result.player_b, b)):
+        leaves = getattr(player, "inference", None)
+        print(f"{label}       {name}" + (f" (leaves: {leaves})" if leaves else ""))
     print(f"A: {result.wins} wins, {result.draws} draws, {result.losses} losses; score {result.score:.3f} "
           f"(95% interval {low:.3f} .. {high:.3f})")
     for label, rec in (("A first", result.as_first), ("A second", result.as_second)):

@@ -156,4 +156,6 @@ def describe(evaluator: Evaluator) -> str:
     """E.g. "native-fp32 (avx512)" or "torch"."""
     if isinstance(evaluator, TorchEvaluator):
         return "torch"
-    return f"native-{evaluator.precision} ({evaluator.isa})"
+    if isinstance(evaluator, NativeNet):
+        return f"native-{evaluator.precision} ({evaluator.isa})"
+    return "custom"  # any other callable handed to NetPlayer

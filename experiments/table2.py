@@ -436,9 +436,14 @@ def main(argv: Optional[List[str]] = None) -> int:
                                       strong)
         all_refs = read_json(out / "references.json", "references")["games"] if (out / "references.json").is_file() else {}
         ordered = {c: rows[c] for c in cell_names(plan) if c in rows}
+        # The stronger search the table's rows were evaluated with (cached rows keep theirs, even
+        # when this invocation skips the row with --stronger none).
+        evaluated = [{k: r["stronger"]["protocol"][k] for k in ("solver", "iterations", "depth")}
+                     for r in ordered.values() if r.get("stronger")]
         _write_json(out / "table2.json", {"format": FORMAT, "protocol": {"depth": plan.depth, "iterations": plan.iterations,
                                                                          "repeats": plan.repeats, "seeds": plan.seeds,
-                                                                         "stronger_search": stronger},
+                                                                         "stronger_search": evaluated[0] if evaluated
+                                                                         else stronger},
                                           "paper": plan.paper, "references": all_refs, "cells": ordered})
         (out / "table2.md").write_text(markdown(ordered, all_refs, plan))
         for game in plan.games:

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "nets/activations.h"
+#include "nets/denormals.h"
 
 namespace rebel {
 
@@ -233,6 +234,7 @@ void ConvPolicyValueNet::forward_chunk(const float* planes, int positions, float
 
 void ConvPolicyValueNet::forward_range(const float* planes, long begin, long end, float* priors, float* values) const {
   thread_local Scratch scratch;
+  const FlushDenormalsScope no_denormals;
   std::optional<Bf16Scope> scope;
   if (kernels_.bf16 && !convs_.empty() && end > begin) scope.emplace(*kernels_.bf16);
   const int cells = m_ * n_;

@@ -6,6 +6,7 @@
 
 #include "nets/activations.h"
 #include "nets/cpu_features.h"
+#include "nets/denormals.h"
 
 namespace rebel {
 
@@ -150,6 +151,7 @@ void MlpWeights::forward(const float* in, long batch, float* out) const {
   ensure_size(s.act[1], act_size);
   if (kernels_.bf16) ensure_size(s.act16, act_size);
 
+  const FlushDenormalsScope no_denormals;
   std::optional<Bf16Scope> scope;
   if (kernels_.bf16 && !layers_.empty() && batch > 0) scope.emplace(*kernels_.bf16);
   for (long r0 = 0; r0 < batch; r0 += block) {

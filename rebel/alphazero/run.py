@@ -23,6 +23,7 @@ from rebel.alphazero.net import PolicyValueNet, save_net
 from rebel.alphazero.players import NetPlayer, make_player
 from rebel.alphazero.selfplay import Examples, SelfPlaySettings, augment, self_play
 from rebel.alphazero.trainer import AlphaZeroTrainer, TrainerSettings
+from rebel.train.trainer import flush_denormals
 from rebel.config.alphazero import AlphaZeroConfig
 from rebel.progress import Progress
 from rebel.train.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
@@ -72,6 +73,7 @@ class AlphaZeroRun:
         self.config = config
         self.run_dir = run_dir
         self.progress = config.run.progress and show_progress is not False
+        flush_denormals()  # before torch starts its threads, which inherit the setting
         torch.set_num_threads(config.run.threads)
         torch.manual_seed(config.selfplay.seed)
         g, mo = config.game, config.model

@@ -35,7 +35,7 @@ from rebel.train.evaluation import (HeldOutSet, check_evaluable, evaluation_step
 from rebel.train.replay import ReplayBuffer
 from rebel.train.rundir import RunDirectory
 from rebel.train.selfplay import GenerationPool, SelfPlayLoop
-from rebel.train.trainer import Trainer
+from rebel.train.trainer import Trainer, flush_denormals
 
 if TYPE_CHECKING:  # pragma: no cover
     from rebel.train.ray_pool import RayGenerationPool
@@ -94,6 +94,7 @@ class Training:
         # stderr every 30 s otherwise; none with run.progress = false or show_progress = False.
         self.progress = config.run.progress and show_progress is not False
         self.terminal = sys.stderr.isatty() if show_progress is None else show_progress
+        flush_denormals()  # before torch starts its threads, which inherit the setting
         torch.set_num_threads(config.trainer.torch_threads)
         seed = config.selfplay.seed
         torch.manual_seed(seed)

@@ -45,6 +45,7 @@ ASAN_TESTS=(
   tests/test_mlp_bf16.py
   tests/test_mnk.py
   tests/test_alphazero_inference.py
+  tests/test_denormals.py
 )
 ASAN_DESELECT="cli or slow"
 TSAN_TESTS=(tests/test_concurrency.py tests/test_search.py tests/test_alphazero_inference.py)

@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from mlp_arrays import random_parameters
 from rebel import _core
@@ -71,6 +72,7 @@ def test_mlp_reads_denormal_weights_as_zero():
 def test_training_runs_flush_denormals_in_torch():
     """flush_denormals() (called by both training runs) makes torch read denormals as zero; a
     subprocess, so that this test process keeps IEEE behaviour."""
+    pytest.importorskip("torch", reason="needs torch (not loaded under the sanitizers)")
     code = ("import torch; from rebel.train.trainer import flush_denormals; t = torch.full((4,), 1e-39); "
             "before = float((t * 1.0).sum()); flush_denormals(); after = float((t * 1.0).sum()); "
             "print(before > 0, after == 0)")

@@ -44,6 +44,16 @@ class Refused(Exception):
     """A problem with the arguments or the results folder (exit 2, one line)."""
 
 
+def shown(path: Path) -> str:
+    """The path relative to the repository when it lies inside it (so a committed summary
+    names no machine's folders), else absolute."""
+    path = path.resolve()
+    try:
+        return str(path.relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
 def read_metrics(run_dir: Path) -> List[Dict[str, Any]]:
     path = run_dir / "metrics.jsonl"
     if not path.is_file():
@@ -143,7 +153,7 @@ def summary(run_dir: Path, matches: Dict[str, Any], opponents: List[str], games:
     last = epochs[-1]
     cfg = run_config(run_dir)
     out: Dict[str, Any] = {
-        "run_dir": str(run_dir), "game": {"m": cfg.game.m, "n": cfg.game.n, "k": cfg.game.k},
+        "run_dir": shown(run_dir), "game": {"m": cfg.game.m, "n": cfg.game.n, "k": cfg.game.k},
         "training": {"wall_minutes": last["wall_seconds"] / 60, "epochs": last["epoch"],
                      "games": last["games_played"], "positions": last["positions"],
                      "selfplay_minutes": sum(r["selfplay_seconds"] for r in epochs) / 60,
@@ -248,7 +258,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         train(config, run_dir, overrides, progress=not args.no_progress)
         matches = final_match(run_dir, opponents, args.games, args.simulations, args.rematch)
         result = summary(run_dir, matches, opponents, args.games, args.simulations, args.target)
-        result["figure"] = str(run_dir / "curve.png") if plot_curve(run_dir, result, run_dir / "curve.png") else None
+        result["figure"] = shown(run_dir / "curve.png") if plot_curve(run_dir, result, run_dir / "curve.png") else None
         result["command"] = "python experiments/alphazero_mnk.py " + " ".join(argv if argv is not None else sys.argv[1:])
         (run_dir / "summary.json").write_text(json.dumps(result, indent=2) + "\n")
         print(json.dumps(result, indent=2))

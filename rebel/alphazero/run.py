@@ -23,11 +23,11 @@ from rebel.alphazero.net import PolicyValueNet, save_net
 from rebel.alphazero.players import NetPlayer, make_player
 from rebel.alphazero.selfplay import Examples, SelfPlaySettings, augment, self_play
 from rebel.alphazero.trainer import AlphaZeroTrainer, TrainerSettings
-from rebel.train.trainer import flush_denormals
 from rebel.config.alphazero import AlphaZeroConfig
 from rebel.progress import Progress
 from rebel.train.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from rebel.train.rundir import RunDirectory
+from rebel.train.trainer import flush_denormals
 
 log = logging.getLogger("rebel.train")
 

@@ -17,7 +17,7 @@ import torch
 
 from rebel.config.train import ConfigError, load_train_config, valid_keys
 from rebel.model import ValueMLP
-from rebel.train.checkpoint import CheckpointError, load_checkpoint
+from rebel.train.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from rebel.train.replay import ReplayBuffer
 from rebel.train.trainer import Trainer, value_loss
 from tests.conftest import REPO_ROOT, default_sigint, run_cli
@@ -26,7 +26,7 @@ from tests.conftest import REPO_ROOT, default_sigint, run_cli
 TINY = ["game.num_dice=1", "game.num_faces=3", "search.iterations=128", "replay.capacity=20000",
         "trainer.epoch_examples=2560", "trainer.batch_size=256", "trainer.lr=1e-3",
         "evaluation.repeats=64", "evaluation.heldout_steps=128", "evaluation.threads=1"]
-TIMING_KEYS = {"wall_seconds", "generation_rate", "train_seconds", "loop_overhead", "eval_seconds"}
+TIMING_KEYS = {"wall_seconds", "training_seconds", "generation_rate", "train_seconds", "loop_overhead", "eval_seconds"}
 
 
 def metrics(run_dir: Path) -> list[dict]:
@@ -278,6 +278,46 @@ def test_ctrl_c_saves_a_checkpoint_and_the_run_resumes(tmp_path):
     r = run_cli("train", "--resume", str(tmp_path / "c"), f"run.epochs={epoch + 1}", "--json", timeout=300)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["epoch"] == epoch + 1
+
+
+def test_run_budget_training_leaves_the_evaluations_out_of_max_minutes(tmp_path):
+    """run.max_minutes limits the wall clock (run.budget=wall) or the wall clock less the
+    evaluations (training). The random net's evaluation here (N = 4096, about 6 s) alone
+    outlasts the 1.8 s budget: counted, no epoch is trained; left out, training goes on."""
+    args = ["quick", *TINY, "selfplay.threads=1", "run.epochs=400", "run.max_minutes=0.03", "evaluation.every=1000",
+            "evaluation.final=false", "evaluation.repeats=4096", "evaluation.heldout_steps=64", f"run.dir={tmp_path}"]
+    runs = {}
+    for budget in ("wall", "training"):
+        r = run_cli("train", *args, f"run.budget={budget}", f"run.name={budget}", "--json", timeout=300)
+        assert r.returncode == 0, r.stderr
+        runs[budget] = json.loads(r.stdout)
+    epoch0 = epochs_of(metrics(tmp_path / "training"))[0]
+    first_wall = next(r["wall_seconds"] for r in metrics(tmp_path / "training") if r.get("epoch") == 0)
+    assert first_wall > 1.8 and "exploitability" in epoch0
+    assert runs["wall"]["epoch"] == 0
+    t = runs["training"]
+    assert t["epoch"] >= 1 and t["training_seconds"] >= 1.8
+    assert t["evaluation_seconds"] >= 0.99 * first_wall
+    assert t["training_seconds"] + t["evaluation_seconds"] == pytest.approx(t["wall_seconds"], rel=1e-9)
+
+    # A checkpoint written before the counter existed: recovered from the metrics on resume.
+    path = tmp_path / "training" / "checkpoint.pt"
+    state = load_checkpoint(path)
+    del state["evaluation_seconds"]
+    save_checkpoint(path, state)
+    r = run_cli("train", "--resume", str(tmp_path / "training"), f"run.epochs={t['epoch'] + 1}",
+                "run.max_minutes=10", "--json", timeout=300)
+    assert r.returncode == 0, r.stderr
+    resumed = json.loads(r.stdout)
+    assert resumed["epoch"] == t["epoch"] + 1
+    # (plus the resumed session's reloading of the cached held-out set)
+    assert first_wall <= resumed["evaluation_seconds"] < first_wall + 0.5
+
+
+@pytest.mark.parametrize("override", ["run.budget=cpu", "run.budget=1"])
+def test_unknown_run_budget_is_named(override):
+    with pytest.raises(ConfigError, match="run.budget must be 'wall' or 'training'"):
+        load_train_config(None, [override])
 
 
 # ----------------------------------------------------------------------------- bad input

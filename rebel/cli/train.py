@@ -15,9 +15,10 @@ from rebel.cli.common import UsageError, add_subcommand, print_json
 log = logging.getLogger(__name__)
 
 #: Keys that may change when a run is resumed (everything else would change the run itself).
-RESUME_OVERRIDABLE = ("run.epochs", "run.max_minutes", "run.checkpoint_every", "run.progress",
+RESUME_OVERRIDABLE = ("run.epochs", "run.max_minutes", "run.budget", "run.checkpoint_every", "run.progress",
                       # where the work runs (the loop count, ray.workers x selfplay.threads with Ray, must stay)
                       "selfplay.backend", "selfplay.threads", "evaluation.backend", "evaluation.threads",
+                      "evaluation.every",  # how often the curve is sampled, not what is trained
                       "ray.address", "ray.workers", "ray.num_cpus", "ray.max_restarts")
 #: The same for AlphaZero runs.
 ALPHAZERO_RESUME_OVERRIDABLE = ("run.epochs", "run.max_minutes", "run.checkpoint_every", "run.progress",

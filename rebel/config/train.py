@@ -81,7 +81,10 @@ class TrainerSection:
 @dataclass
 class RunSection:
     epochs: int = 1000
-    max_minutes: Optional[float] = None  # stop (cleanly) after this much wall time
+    max_minutes: Optional[float] = None  # stop (cleanly) after this much time (see budget)
+    # What max_minutes counts: "wall" (everything since the run began) or "training" (the wall
+    # clock less the evaluations: held-out labelling, references and mode (b) during training).
+    budget: str = "wall"
     checkpoint_every: int = 10       # epochs between checkpoints (and at a clean stop)
     dir: str = "runs"
     name: Optional[str] = None       # default: <config name>-<date>-<time>
@@ -181,6 +184,7 @@ def check(config: TrainConfig) -> None:
         (r.epochs >= 1, f"run.epochs must be >= 1, got {r.epochs}"),
         (r.max_minutes is None or (math.isfinite(r.max_minutes) and r.max_minutes > 0),
          f"run.max_minutes must be > 0 or null, got {r.max_minutes}"),
+        (r.budget in ("wall", "training"), f"run.budget must be 'wall' or 'training', got {r.budget!r}"),
         (r.checkpoint_every >= 1, f"run.checkpoint_every must be >= 1, got {r.checkpoint_every}"),
         (r.name is None or (r.name and "/" not in r.name and r.name not in (".", "..")),
          f"run.name must be a plain folder name, got {r.name!r}"),

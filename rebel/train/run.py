@@ -17,8 +17,9 @@ import logging
 import math
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 import numpy as np
 import torch
@@ -73,6 +74,7 @@ class Snapshot:
     torch_rng: torch.Tensor
     references: dict[str, Any] = field(default_factory=dict)
     last_evaluation: Optional[dict[str, Any]] = None
+    evaluation_seconds: float = 0.0  # of elapsed: held-out labelling, references, evaluations
 
 
 class Training:
@@ -112,6 +114,7 @@ class Training:
         self.generated = 0
         self.trained = 0
         self.elapsed_before = 0.0
+        self.evaluation_seconds = 0.0  # wall seconds spent evaluating, over all sessions
         self.references: dict[str, Any] = {}
         self.last_evaluation: Optional[dict[str, Any]] = None
         self.heldout: Optional[HeldOutSet] = None
@@ -147,7 +150,8 @@ class Training:
         return Snapshot(epoch=self.trainer.epoch, generated=self.generated, trained=self.trained, elapsed=elapsed,
                         trainer=self.trainer.state(), loops=self.pool.loop_states(),
                         sampler_rng=self.sampler_rng.bit_generator.state, torch_rng=torch.get_rng_state(),
-                        references=dict(self.references), last_evaluation=self.last_evaluation)
+                        references=dict(self.references), last_evaluation=self.last_evaluation,
+                        evaluation_seconds=self.evaluation_seconds)
 
     def _save(self, snap: Snapshot) -> None:
         save_checkpoint(self.run_dir.file(RunDirectory.CHECKPOINT), {
@@ -157,6 +161,7 @@ class Training:
             "replay": self.buffer.state(upto=snap.generated),
             "loops": snap.loops, "sampler_rng": snap.sampler_rng, "torch_rng": snap.torch_rng,
             "references": snap.references, "last_evaluation": snap.last_evaluation,
+            "evaluation_seconds": snap.evaluation_seconds,
         })
         self.checkpointed_epoch = snap.epoch
         log.info("checkpoint: epoch %d, %d examples generated -> %s", snap.epoch, snap.generated,
@@ -175,6 +180,10 @@ class Training:
             self.elapsed_before = float(state["elapsed"])
             self.references = dict(state.get("references") or {})
             self.last_evaluation = state.get("last_evaluation")
+            if "evaluation_seconds" in state:
+                self.evaluation_seconds = float(state["evaluation_seconds"])
+            else:  # a checkpoint from before this counter: recovered from the metrics
+                self.evaluation_seconds = self._evaluation_seconds_from_metrics(self.trainer.epoch)
         except (KeyError, ValueError, TypeError, RuntimeError) as e:
             raise CheckpointError(f"{self.run_dir.file(RunDirectory.CHECKPOINT)} does not fit this run: {e}") from None
         if self.generated != (self.trainer.epoch + 1) * self.G and not (self.trainer.epoch == 0 and self.generated == 0):
@@ -183,11 +192,34 @@ class Training:
         self.pool.install_weights(weights_to_bytes(self.trainer.inference_model()))
         self.checkpointed_epoch = self.trainer.epoch
         self.run_dir.truncate_metrics(self.trainer.epoch)
-        log.info("resumed %s at epoch %d (%d examples generated, %.1f min of training so far)",
-                 self.run_dir.path, self.trainer.epoch, self.generated, self.elapsed_before / 60)
+        log.info("resumed %s at epoch %d (%d examples generated, %.1f min so far, %.1f of them evaluating)",
+                 self.run_dir.path, self.trainer.epoch, self.generated, self.elapsed_before / 60,
+                 self.evaluation_seconds / 60)
+
+    def _evaluation_seconds_from_metrics(self, epoch: int) -> float:
+        """Evaluation time up to ``epoch`` as the metrics record it: everything before epoch 1
+        (held-out labelling, references, the random net's evaluation) and each evaluation's
+        mode-(b) seconds."""
+        rows = [r for r in self.run_dir.read_metrics() if "epoch" in r and r.get("kind") is None]
+        seconds = sum(float(r.get("eval_seconds", 0.0)) for r in rows if 0 < r["epoch"] <= epoch)
+        first = [r for r in rows if r["epoch"] == 0]
+        return seconds + (float(first[0]["wall_seconds"]) if first else 0.0)
+
+    @contextmanager
+    def _evaluation_clock(self) -> Iterator[None]:
+        """Adds the wall time of the block to ``evaluation_seconds`` (run.budget = training)."""
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.evaluation_seconds += time.perf_counter() - start
 
     # ------------------------------------------------------------------ evaluation
     def _prepare_evaluation(self) -> None:
+        with self._evaluation_clock():
+            self._prepare_evaluation_timed()
+
+    def _prepare_evaluation_timed(self) -> None:
         e = self.config.evaluation
         if e.heldout_steps > 0:
             cached = self.run_dir.load_heldout()
@@ -222,6 +254,10 @@ class Training:
 
     def evaluate(self) -> dict[str, Any]:
         """Held-out error and mode-(b) exploitability of the current weights."""
+        with self._evaluation_clock():
+            return self._evaluate_timed()
+
+    def _evaluate_timed(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         if self.heldout is not None:
             out.update(self.heldout.error(self.trainer.predict))
@@ -281,6 +317,8 @@ class Training:
         cfg = self.config
         session_start = time.perf_counter()
         elapsed = lambda: self.elapsed_before + time.perf_counter() - session_start  # noqa: E731
+        # What run.max_minutes limits: all of it, or the wall clock less the evaluations.
+        budgeted = elapsed if cfg.run.budget == "wall" else lambda: elapsed() - self.evaluation_seconds  # noqa: E731
         self.run_dir.open_tensorboard(purge_step=self.trainer.epoch + 1 if self.trainer.epoch else None)
         pool = self.pool
         try:
@@ -299,8 +337,8 @@ class Training:
                           after=0.0, initial=self.trainer.epoch, leave=True) as bar:
                 bar(self.trainer.epoch)
                 while self.trainer.epoch < cfg.run.epochs:
-                    if cfg.run.max_minutes is not None and elapsed() >= 60 * cfg.run.max_minutes:
-                        log.info("run.max_minutes=%g reached", cfg.run.max_minutes)
+                    if cfg.run.max_minutes is not None and budgeted() >= 60 * cfg.run.max_minutes:
+                        log.info("run.max_minutes=%g reached (run.budget=%s)", cfg.run.max_minutes, cfg.run.budget)
                         break
                     record = self._epoch(pool, elapsed)
                     self._report_epoch(bar, record)
@@ -343,6 +381,7 @@ class Training:
         record: dict[str, Any] = {
             "epoch": self.trainer.epoch,
             "wall_seconds": elapsed(),
+            "training_seconds": elapsed() - self.evaluation_seconds,  # before this epoch's evaluation
             "examples_generated": self.generated,
             "examples_trained": self.trained,
             "loss": result["loss"],
@@ -389,6 +428,7 @@ class Training:
 
     def _finish(self, elapsed: float) -> dict[str, Any]:
         cfg = self.config
+        training = elapsed - self.evaluation_seconds  # the final evaluation below is not training
         if cfg.evaluation.final and (self.last_evaluation is None or self.last_evaluation["epoch"] != self.trainer.epoch):
             self.last_evaluation = {"epoch": self.trainer.epoch, **self.evaluate()}
         if self.snapshot is not None:
@@ -397,6 +437,7 @@ class Training:
         if self.snapshot is not None and (self.snapshot.epoch > self.checkpointed_epoch or cfg.evaluation.final):
             self._save(self.snapshot)
         summary: dict[str, Any] = {"kind": "final", "epoch": self.trainer.epoch, "wall_seconds": elapsed,
+                                   "training_seconds": training, "evaluation_seconds": self.evaluation_seconds,
                                    "examples_generated": self.generated, "examples_trained": self.trained,
                                    "run_dir": str(self.run_dir.path),
                                    "weights": str(self.run_dir.file(RunDirectory.WEIGHTS))}

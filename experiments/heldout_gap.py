@@ -7,7 +7,10 @@ the run drew them) and compares, per value and hand:
 
 * CFR-D's root-value mean with exact leaf values (``OracleNet``, T = search.iterations)
   against the label: the error the ideal self-play target itself carries;
-* the trained net against the label, and against that ideal target.
+* the trained net against the label, and against that ideal target;
+* the same search with the trained net at its leaves (what self-play trains on once the
+  net is this one) against the label and against the net: whether the net's own
+  bootstrapped targets, or its fit to them, keep it from the labels.
 
     python experiments/heldout_gap.py experiments/results/1x4f-60min --samples 40
 """
@@ -25,7 +28,7 @@ import rebel
 from rebel import _core
 from rebel.cli.common import emit_report
 from rebel.config.train import load_train_config
-from rebel.model import load_weights
+from rebel.model import load_weights, to_native
 from rebel.train.evaluation import heldout_walk
 
 
@@ -33,6 +36,14 @@ def heldout_pbs(config: Any) -> list[tuple[list[int], np.ndarray, np.ndarray, np
     """(history, beliefs0, beliefs1, labels, rows) of every held-out PBS, as the run drew them."""
     return [(list(history), beliefs[0].copy(), beliefs[1].copy(), step.targets.copy(), step.rows.copy())
             for history, beliefs, step in heldout_walk(config.game.make(), config)]
+
+
+def root_values(game: Any, history: list[int], b0: np.ndarray, b1: np.ndarray, search: Any, leaves: Any) -> np.ndarray:
+    """Both players' root-value means of the run's depth-limited search with ``leaves`` at its leaves."""
+    solver = rebel.SubgameSolver(game, rebel.build_tree(game, history, search.depth), b0, b1, solver=search.solver,
+                                 net=leaves, off_path=search.off_path)
+    solver.run(search.iterations)
+    return np.array([solver.root_values(0), solver.root_values(1)])
 
 
 def main(argv: "list[str] | None" = None) -> int:
@@ -48,25 +59,27 @@ def main(argv: "list[str] | None" = None) -> int:
     pbs = heldout_pbs(config)
     model = load_weights(run / "weights.bin").eval()
     oracle = _core.OracleNet(game, "lcfr", s.iterations, off_path=s.off_path)
+    native = to_native(model, game, precision="fp32")
     chosen = np.random.default_rng(args.seed).choice(len(pbs), min(args.samples, len(pbs)), replace=False)
-    target_gap, net_error, net_vs_target = [], [], []
+    target_gap, net_error, net_vs_target, net_target_gap, net_vs_net_target = [], [], [], [], []
     start = time.perf_counter()
     for k in chosen:
         history, b0, b1, labels, rows = pbs[k]
-        solver = rebel.SubgameSolver(game, rebel.build_tree(game, history, s.depth), b0, b1, solver=s.solver,
-                                     net=oracle, off_path=s.off_path)
-        solver.run(s.iterations)
-        target = np.array([solver.root_values(0), solver.root_values(1)])
+        target, bootstrapped = (root_values(game, history, b0, b1, s, leaves) for leaves in (oracle, native))
         with torch.no_grad():
             prediction = model(torch.from_numpy(rows)).numpy().astype(np.float64)
         target_gap.append(np.abs(target - labels).mean())
         net_error.append(np.abs(prediction - labels).mean())
         net_vs_target.append(np.abs(prediction - target).mean())
+        net_target_gap.append(np.abs(bootstrapped - labels).mean())
+        net_vs_net_target.append(np.abs(prediction - bootstrapped).mean())
     emit_report({
         "run_dir": str(run), "heldout_pbs": len(pbs), "samples": len(chosen),
         "mean_abs_cfrd_oracle_leaves_target_minus_label": float(np.mean(target_gap)),
         "mean_abs_net_minus_label": float(np.mean(net_error)),
         "mean_abs_net_minus_cfrd_target": float(np.mean(net_vs_target)),
+        "mean_abs_net_leaves_target_minus_label": float(np.mean(net_target_gap)),
+        "mean_abs_net_minus_net_leaves_target": float(np.mean(net_vs_net_target)),
         "seconds": time.perf_counter() - start,
     }, args.out)
     return 0

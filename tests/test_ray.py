@@ -38,8 +38,8 @@ TINY = ["game.num_dice=1", "game.num_faces=3", "search.iterations=128", "replay.
         "trainer.epoch_examples=2560", "trainer.batch_size=256", "trainer.lr=1e-3",
         "evaluation.repeats=64", "evaluation.heldout_steps=128", "evaluation.threads=1"]
 ON_RAY = ["selfplay.backend=ray", "ray.workers=2", "selfplay.threads=1", "ray.num_cpus=2", "trainer.torch_threads=1"]
-RUN_KEYS_NOT_COMPARED = {"wall_seconds", "generation_rate", "train_seconds", "loop_overhead", "eval_seconds",
-                         "actor_restarts"}
+RUN_KEYS_NOT_COMPARED = {"wall_seconds", "training_seconds", "generation_rate", "train_seconds", "loop_overhead",
+                         "eval_seconds", "actor_restarts"}
 
 
 def _epochs(run_dir: Path) -> dict[int, dict]:

@@ -94,7 +94,7 @@ run_job() {  # run_job KIND
     tsan)
       lib=$(build tsan thread)
       runtime_env=(LD_PRELOAD="$(g++ -print-file-name=libtsan.so) $STDCXX"
-        TSAN_OPTIONS="halt_on_error=1:abort_on_error=1:second_deadlock_stack=1:report_signal_unsafe=0")
+        TSAN_OPTIONS="halt_on_error=1:abort_on_error=1:second_deadlock_stack=1:report_signal_unsafe=0:suppressions=$ROOT/scripts/tsan_suppressions.txt")
       # TSan's fixed shadow layout clashes with the high mmap randomisation of recent
       # kernels ("unexpected memory mapping"): run without address-space randomisation.
       launcher=(setarch "$(uname -m)" -R)

@@ -11,6 +11,7 @@ import glob
 import json
 import os
 import shutil
+import sys
 
 from pybind11.setup_helpers import ParallelCompile, Pybind11Extension, build_ext
 from setuptools import find_packages, setup
@@ -23,6 +24,13 @@ sources = sorted(glob.glob("csrc/**/*.cc", recursive=True))
 # and results are the same on every x86-64 machine.
 extra_compile_args = ["-O3", "-Wall", "-Wextra", "-Wno-unused-parameter", "-fvisibility=hidden", "-ffp-contract=off"]
 extra_link_args = ["-pthread"]
+if sys.platform.startswith("linux"):
+    # Keep any static archive's symbols (a libstdc++ linked statically by a toolchain that does
+    # so by default, libgcc's CPU-feature data) private to the extension. Exported, they bind to
+    # the copies of whatever libstdc++.so the process already loaded: on one machine whose CXX
+    # linked libstdc++ statically, `Game.description()` (an ostringstream) crashed with SIGSEGV
+    # in a locale facet of the other copy.
+    extra_link_args.append("-Wl,--exclude-libs,ALL")
 
 
 def sanitizer_flags(sanitize: str, debug: bool) -> tuple:

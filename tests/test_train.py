@@ -349,6 +349,10 @@ def test_resume_refuses_non_runs_corrupt_checkpoints_and_run_changes(tmp_path):
     assert again.returncode == 2 and "already holds a run" in again.stderr
     change = run_cli("train", "--resume", str(tmp_path / "r"), "trainer.lr=1")
     assert change.returncode == 2 and "run.epochs" in change.stderr
+    assert "trainer.device" in change.stderr  # may change: a GPU run resumes on a CPU (tests/test_cuda.py)
+    if not torch.cuda.is_available():
+        gpu = run_cli("train", "--resume", str(tmp_path / "r"), "run.epochs=2", "trainer.device=cuda")
+        assert gpu.returncode == 2 and "sees no CUDA device" in gpu.stderr and "Traceback" not in gpu.stderr
     ckpt = tmp_path / "r" / "checkpoint.pt"
     good = ckpt.read_bytes()
     for corrupt in (good[: len(good) // 2], b"not a checkpoint", good[:100] + bytes(100) + good[200:]):

@@ -18,6 +18,7 @@ log = logging.getLogger(__name__)
 RESUME_OVERRIDABLE = ("run.epochs", "run.max_minutes", "run.budget", "run.checkpoint_every", "run.progress",
                       # where the work runs (the loop count, ray.workers x selfplay.threads with Ray, must stay)
                       "selfplay.backend", "selfplay.threads", "evaluation.backend", "evaluation.threads",
+                      "trainer.device",  # a run trained on a GPU resumes on a CPU and back
                       "evaluation.every",  # how often the curve is sampled, not what is trained
                       "ray.address", "ray.workers", "ray.num_cpus", "ray.max_restarts")
 #: The same for AlphaZero runs.
@@ -98,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
             config.run.name = name
             run_dir = None
         text = to_yaml(config)
+        _check_trainer_device(config.trainer.device)  # before the run directory exists, like Ray below
         _connect_ray(config)  # before the run directory exists: Ray missing, unreachable or too small
         if run_dir is None:
             run_dir = RunDirectory.create(Path(config.run.dir) / config.run.name, text)
@@ -127,6 +129,18 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_summary(summary, config)
     return 0
+
+
+def _check_trainer_device(name: str) -> None:
+    """UsageError where trainer.device names a GPU torch cannot see."""
+    if name == "cpu":
+        return
+    from rebel.train.trainer import resolve_device
+
+    try:
+        resolve_device(name)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
 
 
 def _is_alphazero(args: argparse.Namespace) -> bool:

@@ -49,7 +49,10 @@ def resolve_device(name: str) -> torch.device:
     """``cpu`` or a CUDA device; asking for CUDA where there is none is an error."""
     if name.startswith("cuda") and not torch.cuda.is_available():
         raise ValueError(f"trainer.device={name} but torch sees no CUDA device; use trainer.device=cpu")
-    return torch.device(name)
+    device = torch.device(name)
+    if device.type == "cuda" and device.index is not None and device.index >= torch.cuda.device_count():
+        raise ValueError(f"trainer.device={name} but torch sees {torch.cuda.device_count()} CUDA device(s)")
+    return device
 
 
 class Trainer:

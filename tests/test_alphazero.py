@@ -204,6 +204,7 @@ def test_alphazero_training_runs_and_resumes_exactly(tmp_path):
     ("mcts.inference=onnx", "mcts.inference must be 'native' or 'torch'"),
     ("trainer.learning_rate=1", "trainer.learning_rate"),
     ("game.name=kuhn", "AlphaZero runs on m,n,k games"),
+    ("trainer.device=tpu", "trainer.device must be 'cpu', 'cuda' or 'cuda:N'"),
 ])
 def test_alphazero_config_errors_exit_2(override, message, tmp_path):
     r = run_cli("train", "alphazero_tictactoe", override, f"run.dir={tmp_path}")
@@ -216,6 +217,10 @@ def test_alphazero_resume_refuses_other_overrides(tmp_path):
     assert r.returncode == 0, r.stderr
     again = run_cli("train", "--resume", str(tmp_path / "r"), "mcts.simulations=100")
     assert again.returncode == 2 and "--resume takes only" in again.stderr
+    assert "trainer.device" in again.stderr  # may change: a GPU run resumes on a CPU (tests/test_cuda.py)
+    if not torch.cuda.is_available():
+        gpu = run_cli("train", "--resume", str(tmp_path / "r"), "run.epochs=2", "trainer.device=cuda")
+        assert gpu.returncode == 2 and "sees no CUDA device" in gpu.stderr and "Traceback" not in gpu.stderr
 
 
 @pytest.mark.slow

@@ -1,7 +1,8 @@
-"""trainer.device=cuda: the value net trained on a GPU, checked against the CPU.
+"""trainer.device=cuda: the value net (ReBeL) and the policy-value net (AlphaZero) trained
+on a GPU, checked against the CPU.
 
-Self-play and the searches always run on the CPU (the native kernel); only the trainer's
-gradient steps and held-out predictions move to the GPU. These tests skip where torch sees
+Self-play and the searches always run on the CPU (the native kernels); only the trainer's
+gradient steps (and ReBeL's held-out predictions) move to the GPU. These tests skip where torch sees
 no CUDA device (CI has none); run them on a GPU machine with `pytest tests/test_cuda.py`.
 """
 from __future__ import annotations
@@ -96,3 +97,38 @@ def test_a_run_trained_on_the_gpu_learns_like_the_cpu_run_and_resumes_on_the_cpu
     assert sorted(c) == list(range(7))
     assert c[6]["exploitability"] < 0.8 * c[0]["exploitability"]
     assert c[6]["examples_generated"] > c[4]["examples_generated"]
+
+
+# A tiny AlphaZero tic-tac-toe run, as in test_alphazero.py.
+AZ_TINY = ["selfplay.games=8", "mcts.simulations=8", "trainer.steps_per_epoch=5", "trainer.batch_size=32",
+           "evaluation.every=0", "evaluation.games=4", "evaluation.simulations=8", "evaluation.every_reply=false",
+           "model.channels=8", "model.blocks=1"]
+
+
+def test_alphazero_trained_on_the_gpu_matches_the_cpu_and_resumes_on_the_cpu(tmp_path):
+    """The first epoch's self-play is the same on both devices (the same initial net), so its
+    gradient steps see the same data: the losses agree to rounding. The net the CPU run
+    saves and the one the GPU run copies back agree to rounding, and the GPU run resumes on
+    the CPU."""
+    runs = {}
+    for device in ("cpu", "cuda"):
+        r = run_cli("train", "alphazero_tictactoe", *AZ_TINY, "run.epochs=1", f"trainer.device={device}",
+                    f"run.dir={tmp_path}", f"run.name={device}", "--json", timeout=600)
+        assert r.returncode == 0, r.stderr
+        runs[device] = [json.loads(line) for line in (tmp_path / device / "metrics.jsonl").read_text().splitlines()]
+    a, b = runs["cpu"][0], runs["cuda"][0]
+    assert b["positions"] == a["positions"]
+    assert b["policy_loss"] == pytest.approx(a["policy_loss"], rel=1e-4)
+    assert b["value_loss"] == pytest.approx(a["value_loss"], rel=1e-3, abs=1e-6)
+    cpu_net = torch.load(tmp_path / "cpu" / "checkpoint.pt", weights_only=True)["model"]
+    gpu_net = torch.load(tmp_path / "cuda" / "checkpoint.pt", weights_only=True)["model"]
+    optimizer = torch.load(tmp_path / "cuda" / "checkpoint.pt", weights_only=True)["optimizer"]
+    assert all(v.device.type == "cpu" for s in optimizer["state"].values() for v in s.values()
+               if isinstance(v, torch.Tensor))
+    for name, value in cpu_net.items():
+        assert gpu_net[name].device.type == "cpu"
+        torch.testing.assert_close(gpu_net[name], value, rtol=1e-3, atol=1e-5)
+    resumed = run_cli("train", "--resume", str(tmp_path / "cuda"), "run.epochs=2", "trainer.device=cpu", "--json",
+                      timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["epoch"] == 2

@@ -84,7 +84,7 @@ class AlphaZeroRun:
         self.evaluator = make_evaluator(self.net, mc.inference, mc.precision, threads=config.run.threads)
         t = config.trainer
         self.trainer = AlphaZeroTrainer(self.net, TrainerSettings(lr=t.lr, weight_decay=t.weight_decay,
-                                                                  batch_size=t.batch_size))
+                                                                  batch_size=t.batch_size, device=t.device))
         self.replay = _Replay(config.replay.capacity)
         self.epoch = 0
         self.games_played = 0
@@ -99,7 +99,7 @@ class AlphaZeroRun:
         return {"algorithm": "alphazero", "epoch": self.epoch, "games_played": self.games_played,
                 "examples_generated": self.examples_generated, "elapsed": elapsed,
                 "model": {k: v.detach().clone() for k, v in self.net.state_dict().items()},
-                "optimizer": copy.deepcopy(self.trainer.optimizer.state_dict()),
+                "optimizer": self.trainer.optimizer_state(),
                 "trainer_steps": self.trainer.steps, "replay": self.replay.state(),
                 "rng": copy.deepcopy(self.rng.bit_generator.state), "torch_rng": torch.get_rng_state()}
 
@@ -109,8 +109,7 @@ class AlphaZeroRun:
         if state.get("algorithm") != "alphazero":
             raise CheckpointError(f"{self.run_dir.path}: the checkpoint is not an AlphaZero run's")
         try:
-            self.net.load_state_dict(state["model"])
-            self.trainer.optimizer.load_state_dict(state["optimizer"])
+            self.trainer.load_state(state["model"], state["optimizer"])
         except (RuntimeError, ValueError, KeyError) as e:
             raise CheckpointError(f"{self.run_dir.path}: the checkpoint does not fit this config's net ({e})") from None
         self.net.eval()

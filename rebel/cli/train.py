@@ -23,7 +23,7 @@ RESUME_OVERRIDABLE = ("run.epochs", "run.max_minutes", "run.budget", "run.checkp
                       "ray.address", "ray.workers", "ray.num_cpus", "ray.max_restarts")
 #: The same for AlphaZero runs.
 ALPHAZERO_RESUME_OVERRIDABLE = ("run.epochs", "run.max_minutes", "run.checkpoint_every", "run.progress",
-                                "run.threads")
+                                "run.threads", "trainer.device")
 
 
 DESCRIPTION = """\
@@ -184,6 +184,7 @@ def _run_alphazero(args: argparse.Namespace) -> int:
     try:
         if args.resume:
             run_dir, config = _resumed(args, ALPHAZERO_RESUME_OVERRIDABLE, from_yaml_text, ConfigError)
+            _check_trainer_device(config.trainer.device)
             from rebel.policy_io import atomic_write_bytes
 
             atomic_write_bytes(run_dir.file(RunDirectory.CONFIG), to_yaml(config).encode())
@@ -191,6 +192,7 @@ def _run_alphazero(args: argparse.Namespace) -> int:
             path = _config_path(args.config)
             config = load_alphazero_config(path, args.overrides)
             config.run.name = config.run.name or f"{Path(path).stem}-{datetime.datetime.now():%Y%m%d-%H%M%S}"
+            _check_trainer_device(config.trainer.device)
             run_dir = RunDirectory.create(Path(config.run.dir) / config.run.name, to_yaml(config))
         if not args.json:
             print(f"rebel train: run {run_dir.path} (AlphaZero; resolved config: {run_dir.file(RunDirectory.CONFIG)})",

@@ -60,6 +60,7 @@ class AzTrainerSection:
     weight_decay: float = 1.0e-4      # L2 regularisation
     batch_size: int = 256
     steps_per_epoch: int = 100
+    device: str = "cpu"               # where the gradient steps run: cpu, or cuda (self-play stays on the CPU)
 
 
 @dataclass
@@ -133,6 +134,9 @@ def check(config: AlphaZeroConfig) -> None:
     for key, value in non_negative:
         if value < 0:
             raise ConfigError(f"{key} must be >= 0, got {value}")
+    device = config.trainer.device
+    if not (device in ("cpu", "cuda") or (device.startswith("cuda:") and device[5:].isdigit())):
+        raise ConfigError(f"trainer.device must be 'cpu', 'cuda' or 'cuda:N', got {device!r}")
     if not config.trainer.lr > 0:
         raise ConfigError(f"trainer.lr must be > 0, got {config.trainer.lr}")
     if not (config.mcts.c_puct > 0 and config.mcts.dirichlet_alpha > 0 and 0 <= config.mcts.dirichlet_fraction <= 1):

@@ -118,7 +118,7 @@ class Trainer:
         """Model, moving average (None when off) and optimizer state (deep copies on the CPU),
         and the epoch counter."""
         model = _state_dict_copy(self.model)
-        optimizer = _to_cpu(copy.deepcopy(self.optimizer.state_dict()))
+        optimizer = to_cpu(copy.deepcopy(self.optimizer.state_dict()))
         ema = _state_dict_copy(self.ema) if self.ema is not None else None
         return {"model": model, "optimizer": optimizer, "epoch": self.epoch, "ema": ema}
 
@@ -138,11 +138,12 @@ def _state_dict_copy(model: torch.nn.Module) -> dict[str, torch.Tensor]:
     return {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
 
 
-def _to_cpu(obj: Any) -> Any:
+def to_cpu(obj: Any) -> Any:
+    """``obj`` with every tensor in it (nested dicts and lists) moved to the CPU."""
     if isinstance(obj, torch.Tensor):
         return obj.detach().cpu()
     if isinstance(obj, dict):
-        return {k: _to_cpu(v) for k, v in obj.items()}
+        return {k: to_cpu(v) for k, v in obj.items()}
     if isinstance(obj, list):
-        return [_to_cpu(v) for v in obj]
+        return [to_cpu(v) for v in obj]
     return obj

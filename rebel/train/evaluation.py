@@ -40,12 +40,14 @@ def check_evaluable(game: _core.Game) -> None:
             "set evaluation.every=0 evaluation.final=false evaluation.references=false evaluation.heldout_steps=0")
 
 
-def heldout_walk(game: _core.Game, config: TrainConfig, progress: Optional[Callable[[int], None]] = None
-                 ) -> Iterator[tuple[list[int], tuple[np.ndarray, np.ndarray], Any]]:
+def heldout_walk(game: _core.Game, config: TrainConfig, progress: Optional[Callable[[int], None]] = None,
+                 oracle_solver: str = ORACLE_SOLVER) -> Iterator[tuple[list[int], tuple[np.ndarray, np.ndarray], Any]]:
     """The held-out self-play: yields (history, beliefs, step) at every PBS but the initial
-    one, over ``evaluation.heldout_steps`` oracle-labelled steps (deterministic)."""
+    one, over ``evaluation.heldout_steps`` oracle-labelled steps (deterministic). The walk
+    and its labels are full-depth solves with ``oracle_solver`` (the held-out set's is
+    always ORACLE_SOLVER; experiments/heldout_gap.py walks with others)."""
     s = config.search
-    generator = _core.SelfPlayGenerator(game, None, solver=ORACLE_SOLVER, depth=s.depth, iterations=s.iterations,
+    generator = _core.SelfPlayGenerator(game, None, solver=oracle_solver, depth=s.depth, iterations=s.iterations,
                                         epsilon=s.epsilon, sampling=s.iteration_sampling, full_depth=True,
                                         off_path=s.off_path)
     rng = np.random.Generator(np.random.PCG64(config.evaluation.heldout_seed))

@@ -4,7 +4,10 @@ CFR-D (lcfr) and FP (lfp) in self-play, one script.
 For every cell (game x solver) the script trains a net from random initialisation with
 ``rebel train`` (the game's config, ``search.solver`` set to the cell's solver, a wall-time
 budget per game), then evaluates the final net with the paper's protocol (mode (b), depth 2,
-T = 1024, N = 1024 sampled policies) under several evaluation seeds. Per game it also
+T = 1024, N = 1024 sampled policies) under several evaluation seeds (the seed the training
+run's own final evaluation used is taken from its metrics.jsonl when that evaluation had the
+same protocol and thread count: it is the same number, and 12-15 minutes on 1x6f and 2x3f).
+Per game it also
 computes the reference rows: the full-game linear CFR and linear FP exploitability after
 1024 iterations, the zero net's search and, where it fits the machine (``--oracle``), the
 exact-leaf level of the same protocol (the oracle net).
@@ -190,6 +193,32 @@ def train(cell: str, plan: Plan, out: Path, progress: bool) -> Path:
     return run_dir
 
 
+def final_evaluation(run_dir: Path, config: Any, plan: Plan, threads: int, seed: int) -> Optional[Dict[str, Any]]:
+    """The training run's own evaluation of its final net, when it is exactly what seed
+    ``seed`` of the paper's protocol would compute (same N, T, depth, solver, seed, thread
+    count and precision, evaluated in this process rather than on Ray); else None.
+
+    A mode-(b) evaluation is a deterministic function of these (the committed 1x4f and 1x5f
+    cells' seed-0 results equal their runs' final evaluations to the last digit), and on
+    1x6f and 2x3f one costs 12-15 minutes of the 2 cores."""
+    rows = read_metrics(run_dir)
+    final = next((r for r in reversed(rows) if r.get("kind") == "final"), None)
+    last_epoch = next((r for r in reversed(rows) if r.get("kind") is None and "net_isa" in r), {})
+    evaluation = (final or {}).get("evaluation") or {}
+    s, e = config.search, config.evaluation
+    same = (evaluation.get("epoch") == final.get("epoch") if final else False) and "exploitability" in evaluation \
+        and (e.repeats, s.iterations, s.depth, e.seed, e.threads, e.backend) == \
+        (plan.repeats, plan.iterations, plan.depth, seed, threads, "threads")
+    if not same:
+        return None
+    return {"seed": seed, "exploitability": evaluation["exploitability"], "br_values": evaluation["br_values"],
+            "seconds": evaluation.get("eval_seconds"),
+            # the kernel self-play used in the same process, the one its evaluation built too
+            "net_kernel": ({"precision": last_epoch["net_precision"], "isa": last_epoch["net_isa"]}
+                           if last_epoch else None),
+            "source": "metrics.jsonl: the training run's final evaluation"}
+
+
 def evaluate_cell(cell: str, run_dir: Path, plan: Plan, threads: int, progress: bool,
                   search: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """The paper's protocol on the cell's final net, once per seed (cached in eval.json); with
@@ -213,6 +242,12 @@ def evaluate_cell(cell: str, run_dir: Path, plan: Plan, threads: int, progress: 
     protocol = search or {"solver": config.search.solver, "iterations": plan.iterations, "depth": plan.depth}
     runs = []
     for seed in plan.seeds:
+        reused = None if search else final_evaluation(run_dir, config, plan, threads, seed)
+        if reused is not None:
+            runs.append(reused)
+            log.info("%s: seed %d: exploitability %.5f (the training run's own final evaluation, same protocol)",
+                     cell, seed, reused["exploitability"])
+            continue
         settings = EvalSettings(game=name, game_params=params, net=str(run_dir / "weights.bin"),
                                 solver=protocol["solver"], depth=protocol["depth"], iterations=protocol["iterations"],
                                 repeats=plan.repeats, threads=threads, seed=seed, off_path=config.search.off_path,

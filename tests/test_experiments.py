@@ -189,6 +189,25 @@ def test_table2_quick_pipeline(tmp_path, capsys):
         assert cell["stronger"]["protocol"] == {"mode": "b", "depth": 2, "iterations": 512, "repeats": 16,
                                                 "solver": "dcfr"}
         assert 0 <= cell["stronger"]["min"] <= cell["stronger"]["mean"] <= cell["stronger"]["max"] < refs[game]["zero"]
+    # Seed 0 is the training run's own final evaluation (same protocol), not computed twice;
+    # evaluated afresh it gives the same number to the last digit.
+    from rebel.evaluate import EvalSettings, evaluate
+
+    for name in summary["cells"]:
+        runs = json.loads((out / name / "eval.json").read_text())["runs"]
+        assert runs[0]["source"].startswith("metrics.jsonl") and all("source" not in r for r in runs[1:])
+        final = [json.loads(line) for line in (out / name / "metrics.jsonl").read_text().splitlines()][-1]
+        assert runs[0]["exploitability"] == final["evaluation"]["exploitability"]
+    from rebel.config.train import load_train_config
+
+    config = load_train_config(str(out / "1x3f-fp" / "config.yaml"))
+    again = evaluate(EvalSettings(game="liars_dice", game_params={"num_dice": 1, "num_faces": 3},
+                                  net=str(out / "1x3f-fp" / "weights.bin"), solver="lfp", depth=2, iterations=256,
+                                  repeats=16, threads=2, seed=0, off_path=config.search.off_path,
+                                  precision=config.search.precision, mode_a=False, full_game=False), progress=False)
+    fp_runs = json.loads((out / "1x3f-fp" / "eval.json").read_text())["runs"]
+    assert again["mode_b"][-1]["exploitability"] == fp_runs[0]["exploitability"]
+
     md = (out / "table2.md").read_text()
     assert "ours: ReBeL with CFR-D" in md and "exact leaf values (oracle net)" in md
     assert "ours, stronger search (DCFR, T = 512, depth 2): the CFR-D net" in md

@@ -21,6 +21,7 @@ checkpoint; a finished cell is neither retrained nor re-evaluated unless ``--for
     python experiments/table2.py                       # every cell (hours: runs resume)
     python experiments/table2.py --cells 1x4f-cfr,1x4f-fp
     python experiments/table2.py --quick               # the whole pipeline in ~2 minutes
+    python experiments/table2.py --cells 2x3f-cfr --set trainer.device=cuda --set selfplay.threads=14
 """
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 FORMAT = 1  # of eval.json / references.json; a folder written by another format is refused
 
@@ -168,8 +169,9 @@ def trained(run_dir: Path) -> bool:
     return any(r.get("kind") == "final" for r in read_metrics(run_dir))
 
 
-def train(cell: str, plan: Plan, out: Path, progress: bool) -> Path:
-    """Trains the cell (or resumes it from its checkpoint); returns its run directory."""
+def train(cell: str, plan: Plan, out: Path, progress: bool, extra: Sequence[str] = ()) -> Path:
+    """Trains the cell (or resumes it from its checkpoint); returns its run directory.
+    ``extra``: the --set overrides, after the plan's (on a resume, those --resume accepts)."""
     game, solver = cell.rsplit("-", 1)
     run_dir = out / cell
     if trained(run_dir):
@@ -181,12 +183,16 @@ def train(cell: str, plan: Plan, out: Path, progress: bool) -> Path:
         from rebel.cli.train import RESUME_OVERRIDABLE
 
         resumable = [o for o in g["overrides"] if o.split("=", 1)[0] in RESUME_OVERRIDABLE]
-        cmd += ["--resume", str(run_dir), *budget, *resumable]
+        refused = [o for o in extra if o.split("=", 1)[0] not in RESUME_OVERRIDABLE]
+        if refused:
+            raise Refused(f"{cell} resumes from its checkpoint, which takes only {', '.join(RESUME_OVERRIDABLE)} "
+                          f"overrides; --set {' '.join(refused)} would change the run")
+        cmd += ["--resume", str(run_dir), *budget, *resumable, *extra]
     else:
         if run_dir.exists() and any(run_dir.iterdir()):
             raise Refused(f"{run_dir} holds a run without a checkpoint (killed before its first one?); "
                           f"remove it or pass --force {cell}")
-        cmd += [g["config"], f"search.solver={SOLVERS[solver]}", *g["overrides"], *budget,
+        cmd += [g["config"], f"search.solver={SOLVERS[solver]}", *g["overrides"], *extra, *budget,
                 f"run.dir={out}", f"run.name={cell}"]
     log.info("%s: %s", cell, " ".join(cmd[3:]))
     subprocess.run(cmd, check=True)
@@ -446,6 +452,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                         help="games whose exact-leaf (oracle) level is computed (costly on the larger games)")
     parser.add_argument("--stronger", metavar="SOLVER:T:DEPTH",
                         help="the stronger-search row's search (default dcfr:4096:2; --quick dcfr:512:2; 'none' skips it)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
+                        help="a training override for the cells trained or resumed now, e.g. trainer.device=cuda "
+                             "or selfplay.threads=8 (repeatable; recorded in each run's config.yaml)")
     parser.add_argument("--no-progress", dest="progress", action="store_false")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
@@ -461,6 +470,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                 cells.append(cell)
         oracle_games = {g.strip() for g in args.oracle.split(",") if g.strip()}
         stronger = parse_stronger(args.stronger, plan)
+        malformed = [o for o in args.overrides if "=" not in o or not o.split("=", 1)[0]]
+        if malformed:
+            raise Refused(f"--set takes KEY=VALUE (e.g. trainer.device=cuda), got {malformed}")
         rows: Dict[str, Dict[str, Any]] = {}
         refs: Dict[str, Dict[str, Any]] = {}
         for game in plan.games:
@@ -469,7 +481,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 continue
             refs[game] = references(game, plan, out, args.threads, game in oracle_games, args.progress)
             for cell in game_cells:
-                run_dir = train(cell, plan, out, args.progress)
+                run_dir = train(cell, plan, out, args.progress, args.overrides)
                 ev = evaluate_cell(cell, run_dir, plan, args.threads, args.progress)
                 strong = (evaluate_cell(cell, run_dir, plan, args.threads, args.progress, search=stronger)
                           if stronger else None)

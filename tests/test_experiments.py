@@ -215,6 +215,12 @@ def test_table2_quick_pipeline(tmp_path, capsys):
         assert (out / f"curves_{game}.png").stat().st_size > 10_000
     capsys.readouterr()
 
+    # --set reaches the runs trained now (and is recorded in their config).
+    assert table2.main(["--quick", "--out", str(out), "--force", "kuhn-fp", "--cells", "kuhn-fp",
+                        "--set", "trainer.lr=0.0007", "--no-progress"]) == 0
+    assert "lr: 0.0007" in (out / "kuhn-fp" / "config.yaml").read_text()
+    capsys.readouterr()
+
     # Cached: nothing is retrained or re-evaluated.
     stamps = {p: p.stat().st_mtime_ns for p in out.glob("*/metrics.jsonl")}
     assert table2.main(["--quick", "--out", str(out), "--cells", "kuhn-fp", "--no-progress"]) == 0
@@ -227,6 +233,8 @@ def test_table2_quick_pipeline(tmp_path, capsys):
     assert table2.main(["--quick", "--out", str(out), "--cells", "kuhn-xx"]) == 2
     assert table2.main(["--quick", "--out", str(out), "--cells", "kuhn-fp", "--stronger", "dcfr:4096"]) == 2
     assert "--stronger must be SOLVER:T:DEPTH" in capsys.readouterr().err
+    assert table2.main(["--quick", "--out", str(out), "--cells", "kuhn-fp", "--set", "oops"]) == 2
+    assert "--set takes KEY=VALUE" in capsys.readouterr().err
     # A cached stronger evaluation of another search is not silently reused.
     assert table2.main(["--quick", "--out", str(out), "--cells", "kuhn-fp", "--stronger", "lcfr:512:2"]) == 2
     assert "evaluated with another search" in capsys.readouterr().err

@@ -26,7 +26,6 @@ was trained on and the held-out ones.
 from __future__ import annotations
 
 import argparse
-import copy
 import time
 from pathlib import Path
 from typing import Any
@@ -59,14 +58,12 @@ def root_values(game: Any, history: list[int], b0: np.ndarray, b1: np.ndarray, s
 def walk_error(config: Any, model: torch.nn.Module, walk_solver: str) -> dict[str, Any]:
     """The net's error on PBSs drawn by the held-out walk run with ``walk_solver`` instead of
     the oracle's solver, each labelled as the held-out set is (full-depth ORACLE_SOLVER)."""
-    walk_config = copy.deepcopy(config)
-    walk_config.search.solver = walk_solver
     game, s = config.game.make(), config.search
     labeller = _core.SelfPlayGenerator(game, None, solver=ORACLE_SOLVER, depth=s.depth, iterations=s.iterations,
                                        epsilon=s.epsilon, sampling=s.iteration_sampling, full_depth=True,
                                        off_path=s.off_path)
     rows, labels = [], []
-    for history, beliefs, _step in heldout_walk(game, walk_config, oracle_solver=walk_solver):
+    for history, beliefs, _step in heldout_walk(game, config, oracle_solver=walk_solver):
         labelled = labeller.step(list(history), beliefs[0], beliefs[1], 0)
         rows.append(labelled.rows)
         labels.append(labelled.targets)

@@ -292,3 +292,43 @@ def test_alphazero_mnk_quick_pipeline(tmp_path, capsys):
     assert script.main(["rebel_tictactoe", "--out", str(tmp_path / "x")]) == 2
     assert not (tmp_path / "x").exists()
     assert "unknown player 'alphago'" in capsys.readouterr().err
+
+
+def test_time_to_target_applies_its_rule_to_the_snapshots(tmp_path, capsys):
+    """experiments/time_to_target.py: a 1x3f run keeps its net every 4 epochs; the first
+    snapshot whose 3-seed mean reads at or below the target is reported, every earlier one
+    read above it, and --curve gives seed 0 of each. A second call trains nothing."""
+    ttt = load("time_to_target")
+    out = tmp_path / "ttt"
+    args = ["--name", "q", "--config", "quick", "--set", "selfplay.threads=1", "--set", "run.epochs=20",
+            "--target", "0.25", "--minutes", "10", "--snapshot-every", "4", "--repeats", "16", "--threads", "1",
+            "--curve", "--no-progress", "--out", str(out)]
+    assert ttt.main(args) == 0
+    state = json.loads((out / "q" / "time_to_target.json").read_text())
+    evals = {int(k): v for k, v in state["evaluations"].items()}
+    assert sorted(evals) == [0, 4, 8, 12, 16, 20]
+    assert all("0" in e["seeds"] for e in evals.values())  # --curve
+    assert evals[0]["seeds"]["0"]["exploitability"] > 0.5  # the random net (1x3f zero net: 0.498)
+    reached = state["reached"]
+    assert reached is not None and reached["mean"] <= 0.25
+    hit = evals[reached["epoch"]]
+    assert sorted(hit["seeds"]) == ["0", "1", "2"]
+    assert reached["mean"] == pytest.approx(sum(s["exploitability"] for s in hit["seeds"].values()) / 3)
+    assert reached["training_minutes"] == pytest.approx(hit["training_seconds"] / 60) and reached["training_minutes"] > 0
+    for epoch, e in evals.items():
+        if epoch < reached["epoch"]:
+            assert e["seeds"]["0"]["exploitability"] > 0.25 or e["mean"] > 0.25, epoch
+    assert "| q | quick |" in (out / "time_to_target.md").read_text()
+    capsys.readouterr()
+
+    stamp = (out / "q" / "metrics.jsonl").stat().st_mtime_ns
+    assert ttt.main(args) == 0
+    assert (out / "q" / "metrics.jsonl").stat().st_mtime_ns == stamp
+    assert json.loads((out / "q" / "time_to_target.json").read_text())["reached"] == reached
+
+    # Bad input: exit 2 with one line.
+    assert ttt.main([*args[:-2], "--out", str(out), "--target", "0.1"]) == 2
+    assert "was measured with target=0.25" in capsys.readouterr().err
+    assert ttt.main(["--name", "a/b", "--config", "quick", "--out", str(out)]) == 2
+    assert ttt.main(["--name", "r", "--config", "quick", "--set", "trainer.lrr=1", "--out", str(out)]) == 2
+    assert "trainer.lrr" in capsys.readouterr().err

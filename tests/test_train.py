@@ -170,6 +170,7 @@ def test_weight_average_follows_each_step_and_survives_a_checkpoint():
     ("oops", "section.key=value"),
     ("trainer.ema_decay=1.0", "trainer.ema_decay must lie in"),
     ("search.precision=fp16", "search.precision must be one of fp32, bf16, auto"),
+    ("run.snapshot_every=-1", "run.snapshot_every must be >= 0"),
 ])
 def test_config_mistakes_are_named(override, message):
     with pytest.raises(ConfigError, match=message):
@@ -231,7 +232,8 @@ def _wait_for_epoch(run_dir: Path, epoch: int, proc: subprocess.Popen, timeout: 
 
 
 DETERMINISTIC = TINY + ["selfplay.threads=1", "trainer.torch_threads=1", "run.epochs=6", "run.checkpoint_every=1",
-                        "evaluation.every=3", "evaluation.final=false", "evaluation.references=false"]
+                        "run.snapshot_every=2", "evaluation.every=3", "evaluation.final=false",
+                        "evaluation.references=false"]
 
 
 @pytest.mark.parametrize("extra", [[], ["trainer.ema_decay=0.99"]], ids=["plain", "weight-average"])
@@ -249,6 +251,7 @@ def test_killed_run_resumes_exactly_like_an_uninterrupted_run(tmp_path, extra):
     assert 1 <= state["epoch"] < 6
     # A kill during a checkpoint write may leave its temporary file; resume removes it.
     (tmp_path / "killed" / ".checkpoint.pt.k9x2ab.tmp").write_bytes(b"half a checkpoint")
+    (tmp_path / "killed" / "snapshots" / ".epoch_000004.bin.k9x2ab.tmp").write_bytes(b"half a net")
 
     resumed = run_cli("train", "--resume", str(tmp_path / "killed"), "--json", timeout=300)
     assert resumed.returncode == 0, resumed.stderr
@@ -259,6 +262,14 @@ def test_killed_run_resumes_exactly_like_an_uninterrupted_run(tmp_path, extra):
         assert after[epoch] == reference[epoch], epoch  # losses, counts, exploitability, errors: exact
     a = (tmp_path / "full" / "weights.bin").read_bytes()
     assert a == (tmp_path / "killed" / "weights.bin").read_bytes()
+    # run.snapshot_every=2: the nets of epochs 0, 2, 4, 6, the same in both runs, the last one weights.bin.
+    snaps = {run: sorted(p.name for p in (tmp_path / run / "snapshots").iterdir()) for run in ("full", "killed")}
+    assert snaps["full"] == snaps["killed"] == [f"epoch_00000{e}.bin" for e in (0, 2, 4, 6)]
+    for name in snaps["full"]:
+        assert (tmp_path / "full" / "snapshots" / name).read_bytes() == \
+            (tmp_path / "killed" / "snapshots" / name).read_bytes(), name
+    assert (tmp_path / "full" / "snapshots" / "epoch_000006.bin").read_bytes() == a
+    assert (tmp_path / "full" / "snapshots" / "epoch_000000.bin").read_bytes() != a
 
 
 def test_ctrl_c_saves_a_checkpoint_and_the_run_resumes(tmp_path):

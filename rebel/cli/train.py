@@ -15,7 +15,8 @@ from rebel.cli.common import UsageError, add_subcommand, print_json
 log = logging.getLogger(__name__)
 
 #: Keys that may change when a run is resumed (everything else would change the run itself).
-RESUME_OVERRIDABLE = ("run.epochs", "run.max_minutes", "run.budget", "run.checkpoint_every", "run.progress",
+RESUME_OVERRIDABLE = ("run.epochs", "run.max_minutes", "run.budget", "run.checkpoint_every", "run.snapshot_every",
+                      "run.progress",
                       # where the work runs (the loop count, ray.workers x selfplay.threads with Ray, must stay)
                       "selfplay.backend", "selfplay.threads", "evaluation.backend", "evaluation.threads",
                       "trainer.device",  # a run trained on a GPU resumes on a CPU and back

@@ -86,6 +86,7 @@ class RunSection:
     # clock less the evaluations: held-out labelling, references and mode (b) during training).
     budget: str = "wall"
     checkpoint_every: int = 10       # epochs between checkpoints (and at a clean stop)
+    snapshot_every: int = 0          # > 0: keep the net every this many epochs (snapshots/epoch_NNNNNN.bin)
     dir: str = "runs"
     name: Optional[str] = None       # default: <config name>-<date>-<time>
     progress: bool = True            # progress bar on a terminal (log lines otherwise)
@@ -186,6 +187,7 @@ def check(config: TrainConfig) -> None:
          f"run.max_minutes must be > 0 or null, got {r.max_minutes}"),
         (r.budget in ("wall", "training"), f"run.budget must be 'wall' or 'training', got {r.budget!r}"),
         (r.checkpoint_every >= 1, f"run.checkpoint_every must be >= 1, got {r.checkpoint_every}"),
+        (r.snapshot_every >= 0, f"run.snapshot_every must be >= 0, got {r.snapshot_every}"),
         (r.name is None or (r.name and "/" not in r.name and r.name not in (".", "..")),
          f"run.name must be a plain folder name, got {r.name!r}"),
         (e.every >= 0, f"evaluation.every must be >= 0, got {e.every}"),

@@ -332,6 +332,8 @@ class Training:
                 self.last_evaluation = {"epoch": 0, **self.evaluate()}
                 self.run_dir.append_metrics({"epoch": 0, "wall_seconds": elapsed(), "examples_generated": 0,
                                              "examples_trained": 0, **self.last_evaluation})
+            if self.trainer.epoch == 0:
+                self._keep_snapshot()  # the random-init net: where a snapshot curve starts
             self.snapshot = self._capture(elapsed())
             with Progress("training", cfg.run.epochs, "epoch", enabled=self.progress and self.terminal, terminal=True,
                           after=0.0, initial=self.trainer.epoch, leave=True) as bar:
@@ -375,6 +377,7 @@ class Training:
         self.trained += result["examples_trained"]
         pool.install_weights(weights_to_bytes(self.trainer.inference_model()))
         export_weights(self.trainer.inference_model(), self.run_dir.file(RunDirectory.WEIGHTS))
+        self._keep_snapshot()
         stats = pool.stats()
         step_s = stats.step_seconds - stats_before.step_seconds
         loop_s = stats.loop_seconds - stats_before.loop_seconds
@@ -408,6 +411,13 @@ class Training:
         if self.trainer.epoch % cfg.run.checkpoint_every == 0 or self.trainer.epoch >= cfg.run.epochs:
             self._save(self.snapshot)
         return record
+
+    def _keep_snapshot(self) -> None:
+        """With run.snapshot_every, a copy of the net that plays (the weights' average if kept) every
+        that many epochs: its curve can be evaluated after the run, in any order or elsewhere."""
+        every = self.config.run.snapshot_every
+        if every > 0 and self.trainer.epoch % every == 0:
+            export_weights(self.trainer.inference_model(), self.run_dir.snapshot_path(self.trainer.epoch))
 
     def _phase(self, desc: str, total: int) -> Progress:
         return Progress(desc, total, enabled=self.progress, terminal=self.terminal)

@@ -8,6 +8,7 @@
 | ``checkpoint.pt`` | the latest checkpoint (see :mod:`rebel.train.checkpoint`) |
 | ``weights.bin`` | the latest net in the native format: ``rebel eval --net runs/NAME/weights.bin`` |
 | ``heldout.npz`` | the oracle-labelled held-out set |
+| ``snapshots/`` | with ``run.snapshot_every``: ``epoch_NNNNNN.bin``, the net every that many epochs |
 """
 from __future__ import annotations
 
@@ -49,6 +50,7 @@ class RunDirectory:
     CHECKPOINT = "checkpoint.pt"
     WEIGHTS = "weights.bin"
     HELDOUT = "heldout.npz"
+    SNAPSHOTS = "snapshots"
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
@@ -83,10 +85,28 @@ class RunDirectory:
         for name in (cls.CONFIG, cls.METRICS, cls.CHECKPOINT, cls.WEIGHTS, cls.HELDOUT):  # a killed run's temporaries
             for stale in remove_stale_temp_files(run.path, name):
                 log.info("removed %s, left by an interrupted write", stale.name)
+        for stale in run.file(cls.SNAPSHOTS).glob(".epoch_*.tmp"):
+            stale.unlink(missing_ok=True)
+            log.info("removed %s, left by an interrupted write", stale.name)
         return run
 
     def file(self, name: str) -> Path:
         return self.path / name
+
+    def snapshot_path(self, epoch: int) -> Path:
+        """Where the net after ``epoch`` is kept (``run.snapshot_every``); the folder is made."""
+        folder = self.file(self.SNAPSHOTS)
+        folder.mkdir(exist_ok=True)
+        return folder / f"epoch_{epoch:06d}.bin"
+
+    def snapshots(self) -> list[tuple[int, Path]]:
+        """The kept nets as (epoch, path), in epoch order."""
+        found = []
+        for path in self.file(self.SNAPSHOTS).glob("epoch_*.bin"):
+            digits = path.stem[len("epoch_"):]
+            if digits.isdigit():
+                found.append((int(digits), path))
+        return sorted(found)
 
     def config_text(self) -> str:
         return self.file(self.CONFIG).read_text()

@@ -1,0 +1,213 @@
+"""Time to target: the training minutes a config needs before its net reaches an exploitability.
+
+One run per name trains from random initialisation for ``--minutes`` of training time with no
+evaluation during the run, keeping its net every ``--snapshot-every`` epochs
+(``run.snapshot_every``). The snapshots are then evaluated in epoch order with the config's
+own protocol (mode (b), its depth and T, N sampled policies, a float32 net): seed 0 first, and
+where seed 0 reads at or below the target, the other seeds too. The time to target is the
+training time (self-play and gradient steps, wall clock) of the first snapshot whose mean over
+the seeds is at or below the target; its resolution is the snapshot interval. A snapshot
+passed over because seed 0 read above the target is not evaluated further (the rule, fixed in
+advance, so the measurement is not the best of many evaluations). ``--curve`` evaluates every
+snapshot with seed 0 as well (a learning curve at no cost to the training clock).
+
+Everything is cached: a killed training resumes from its checkpoint, each evaluation is kept
+in ``OUT/NAME/time_to_target.json`` as it finishes, and ``--force NAME`` starts one again.
+``OUT/time_to_target.md`` sums up every finished name.
+
+    python experiments/time_to_target.py --name 1x5f-paper --config liars_dice_1x5f_paper \\
+        --target 0.03 --minutes 60 --snapshot-every 20 --out experiments/results/time_to_target
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import shutil
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from rebel.cli.common import emit_report
+from rebel.cli.train import _config_path
+from rebel.config.train import ConfigError, load_train_config
+from rebel.evaluate import EvalSettings, evaluate
+from rebel.machine import cpu_name
+from rebel.policy_io import atomic_write_bytes
+from rebel.train.rundir import RunDirectory
+
+log = logging.getLogger("time_to_target")
+
+#: What every run sets: no evaluation while training (the snapshots are evaluated afterwards).
+RUN_OVERRIDES = ["evaluation.every=0", "evaluation.final=false", "evaluation.references=false",
+                 "evaluation.heldout_steps=0", "run.budget=training"]
+
+
+class Refused(Exception):
+    """A results folder this script cannot continue: exit 2 with one line."""
+
+
+def read_metrics(run_dir: Path) -> List[Dict[str, Any]]:
+    path = run_dir / RunDirectory.METRICS
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def train(args: argparse.Namespace, run_dir: Path) -> None:
+    """Trains (or resumes) the run until its final record; nothing if it is finished."""
+    if any(r.get("kind") == "final" for r in read_metrics(run_dir)):
+        return
+    base = [sys.executable, "-m", "rebel", "train", "--no-progress"]
+    if (run_dir / RunDirectory.CHECKPOINT).is_file():
+        cmd = base + ["--resume", str(run_dir)]
+    else:
+        if run_dir.exists():
+            raise Refused(f"{run_dir} exists without a checkpoint; remove it or pass --force {args.name}")
+        cmd = base + [_config_path(args.config), *args.set, *RUN_OVERRIDES, f"run.dir={run_dir.parent}",
+                      f"run.name={run_dir.name}", f"run.max_minutes={args.minutes:g}",
+                      f"run.snapshot_every={args.snapshot_every}", f"selfplay.seed={args.train_seed}"]
+    log.info("training %s: %s", args.name, " ".join(cmd[2:]))
+    subprocess.run(cmd, check=True)
+
+
+def training_clock(run_dir: Path) -> Dict[int, Dict[str, float]]:
+    """Per epoch: training seconds and examples generated (epoch 0: the random net, nothing yet)."""
+    clock = {0: {"training_seconds": 0.0, "examples_generated": 0}}
+    for r in read_metrics(run_dir):
+        if r.get("kind") is None and "training_seconds" in r:
+            clock[r["epoch"]] = {"training_seconds": r["training_seconds"], "examples_generated": r["examples_generated"]}
+    return clock
+
+
+def evaluate_snapshot(args: argparse.Namespace, path: Path, seed: int) -> Dict[str, Any]:
+    config = load_train_config(_config_path(args.config), args.set)
+    params = config.game.as_dict()
+    params.pop("name")
+    settings = EvalSettings(game=config.game.name, game_params=params, net=str(path), solver=config.search.solver,
+                            depth=config.search.depth, iterations=args.eval_iterations or config.search.iterations,
+                            repeats=args.repeats, threads=args.threads, seed=seed, off_path=config.search.off_path,
+                            precision="fp32", mode_a=False, full_game=False)
+    result = evaluate(settings, progress=args.progress)
+    return {"exploitability": result["mode_b"][-1]["exploitability"], "seconds": result["seconds"]["mode_b"],
+            "kernel": result["net_kernel"]}
+
+
+def measure(args: argparse.Namespace, run_dir: Path, state: Dict[str, Any], save: Any) -> None:
+    """Evaluates the snapshots by the rule in the module docstring, saving after each evaluation."""
+    clock = training_clock(run_dir)
+    evals: Dict[str, Dict[str, Any]] = state.setdefault("evaluations", {})
+    state["reached"] = None
+    for epoch, path in RunDirectory(run_dir).snapshots():
+        if epoch not in clock:
+            continue  # kept by a run that was killed before this epoch's metrics line
+        entry = evals.setdefault(str(epoch), {"epoch": epoch, **clock[epoch], "seeds": {}})
+        seeds = entry["seeds"]
+        for seed in args.seeds if state["reached"] is None else args.seeds[:1] if args.curve else []:
+            if str(seed) not in seeds:
+                seeds[str(seed)] = evaluate_snapshot(args, path, seed)
+                log.info("%s epoch %d (%.1f training min) seed %d: %.4f", args.name, epoch,
+                         entry["training_seconds"] / 60, seed, seeds[str(seed)]["exploitability"])
+                save()
+            if seeds[str(seed)]["exploitability"] > args.target:
+                break  # this snapshot does not reach the target: on to the next
+        if state["reached"] is None and all(str(s) in seeds for s in args.seeds):
+            mean = statistics.mean(seeds[str(s)]["exploitability"] for s in args.seeds)
+            entry["mean"] = mean
+            if mean <= args.target:
+                state["reached"] = {"epoch": epoch, "training_minutes": entry["training_seconds"] / 60,
+                                    "examples_generated": entry["examples_generated"], "mean": mean}
+                save()
+                if not args.curve:
+                    break
+
+
+def summary_table(out: Path) -> str:
+    lines = ["| name | config | overrides | target | time to target (training min) | examples generated | "
+             "mean over seeds there | snapshots every | trained for |", "|---|---|---|---|---|---|---|---|---|"]
+    for path in sorted(out.glob("*/time_to_target.json")):
+        s = json.loads(path.read_text())
+        r = s.get("reached")
+        reached = (f"**{r['training_minutes']:.1f}** (epoch {r['epoch']}) | {r['examples_generated']:,} | {r['mean']:.4f}"
+                   if r else f"not reached in {s['trained_minutes']:.1f} | | ")
+        lines.append(f"| {s['name']} | {s['config']} | {' '.join(s['overrides']) or '-'} | {s['target']} | {reached} | "
+                     f"{s['snapshot_every']} epochs | {s['trained_minutes']:.1f} min |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--name", required=True, help="the run's folder under --out")
+    parser.add_argument("--config", required=True, help="a YAML file or the name of one in configs/")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a config override")
+    parser.add_argument("--target", type=float, default=0.03)
+    parser.add_argument("--minutes", type=float, default=60.0, help="training time of the run")
+    parser.add_argument("--snapshot-every", type=int, default=20, help="epochs between the snapshots evaluated")
+    parser.add_argument("--train-seed", type=int, default=0)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="evaluation seeds")
+    parser.add_argument("--repeats", type=int, default=1024, help="N sampled policies of mode (b)")
+    parser.add_argument("--eval-iterations", type=int, default=0,
+                        help="T of the evaluation's search (default: the config's search.iterations)")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--curve", action="store_true", help="also evaluate every snapshot with the first seed")
+    parser.add_argument("--force", action="store_true", help="delete this name's run and evaluations first")
+    parser.add_argument("--no-progress", dest="progress", action="store_false")
+    parser.add_argument("--out", default="experiments/results/time_to_target")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+
+    def refuse(message: str) -> int:
+        print(f"time_to_target.py: {message}", file=sys.stderr)
+        return 2
+
+    if not args.name or "/" in args.name or args.name in (".", ".."):
+        return refuse(f"--name must be a plain folder name, got {args.name!r}")
+    if args.snapshot_every < 1 or args.minutes <= 0 or args.target <= 0:
+        return refuse("--snapshot-every, --minutes and --target must be > 0")
+    try:
+        load_train_config(_config_path(args.config), args.set)
+    except (ConfigError, FileNotFoundError) as e:
+        return refuse(str(e))
+    out = Path(args.out)
+    run_dir = out / args.name
+    if args.force:
+        shutil.rmtree(run_dir, ignore_errors=True)
+    result_path = run_dir / "time_to_target.json"
+    identity = {"name": args.name, "config": args.config, "overrides": args.set, "train_seed": args.train_seed,
+                "minutes": args.minutes, "snapshot_every": args.snapshot_every}
+    protocol = {"target": args.target, "seeds": args.seeds, "repeats": args.repeats,
+                "eval_iterations": args.eval_iterations}
+    state: Dict[str, Any] = json.loads(result_path.read_text()) if result_path.is_file() else {}
+    for key, value in {**identity, **protocol}.items():
+        if key in state and state[key] != value:
+            return refuse(f"{run_dir} was measured with {key}={state[key]!r}, not {value!r}; pass --force to start again")
+    state.update(identity)
+    state.update(protocol)
+    try:
+        train(args, run_dir)
+    except Refused as e:
+        return refuse(str(e))
+    except subprocess.CalledProcessError as e:
+        return refuse(f"training {args.name} failed (exit {e.returncode})")
+    records = read_metrics(run_dir)
+    final = next(r for r in records if r.get("kind") == "final")
+    state.update({"trained_minutes": final["training_seconds"] / 60, "epochs": final["epoch"],
+                  "examples_generated": final["examples_generated"], "cpu": cpu_name(),
+                  "command": " ".join(["python experiments/time_to_target.py", *sys.argv[1:]] if argv is None else
+                                      ["python experiments/time_to_target.py", *argv])})
+
+    def save() -> None:
+        atomic_write_bytes(result_path, (json.dumps(state, indent=2) + "\n").encode())
+
+    measure(args, run_dir, state, save)
+    save()
+    table = summary_table(out)
+    atomic_write_bytes(out / "time_to_target.md", table.encode())
+    emit_report({"table": table}, None)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

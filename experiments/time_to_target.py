@@ -13,10 +13,13 @@ snapshot with seed 0 as well (a learning curve at no cost to the training clock)
 
 Everything is cached: a killed training resumes from its checkpoint, each evaluation is kept
 in ``OUT/NAME/time_to_target.json`` as it finishes, and ``--force NAME`` starts one again.
-``OUT/time_to_target.md`` sums up every finished name.
+``OUT/time_to_target.md`` sums up every finished name. ``--from-run DIR`` measures a run
+trained elsewhere with ``run.snapshot_every`` (a Table 2 cell, say) instead of training one;
+its training time excludes the evaluations it ran (``training_seconds``).
 
     python experiments/time_to_target.py --name 1x5f-paper --config liars_dice_1x5f_paper \\
         --target 0.03 --minutes 60 --snapshot-every 20 --out experiments/results/time_to_target
+    python experiments/time_to_target.py --from-run experiments/results/table2/2x3f-cfr --target 0.03
 """
 from __future__ import annotations
 
@@ -82,8 +85,9 @@ def training_clock(run_dir: Path) -> Dict[int, Dict[str, float]]:
     return clock
 
 
-def evaluate_snapshot(args: argparse.Namespace, path: Path, seed: int) -> Dict[str, Any]:
-    config = load_train_config(_config_path(args.config), args.set)
+def evaluate_snapshot(args: argparse.Namespace, run_dir: Path, path: Path, seed: int) -> Dict[str, Any]:
+    """Mode (b) with the run's own search settings (its config.yaml) and a float32 net."""
+    config = load_train_config(str(run_dir / RunDirectory.CONFIG))
     params = config.game.as_dict()
     params.pop("name")
     settings = EvalSettings(game=config.game.name, game_params=params, net=str(path), solver=config.search.solver,
@@ -107,7 +111,7 @@ def measure(args: argparse.Namespace, run_dir: Path, state: Dict[str, Any], save
         seeds = entry["seeds"]
         for seed in args.seeds if state["reached"] is None else args.seeds[:1] if args.curve else []:
             if str(seed) not in seeds:
-                seeds[str(seed)] = evaluate_snapshot(args, path, seed)
+                seeds[str(seed)] = evaluate_snapshot(args, run_dir, path, seed)
                 log.info("%s epoch %d (%.1f training min) seed %d: %.4f", args.name, epoch,
                          entry["training_seconds"] / 60, seed, seeds[str(seed)]["exploitability"])
                 save()
@@ -125,22 +129,24 @@ def measure(args: argparse.Namespace, run_dir: Path, state: Dict[str, Any], save
 
 
 def summary_table(out: Path) -> str:
-    lines = ["| name | config | overrides | target | time to target (training min) | examples generated | "
+    lines = ["| name | config or run | overrides | target | time to target (training min) | examples generated | "
              "mean over seeds there | snapshots every | trained for |", "|---|---|---|---|---|---|---|---|---|"]
     for path in sorted(out.glob("*/time_to_target.json")):
         s = json.loads(path.read_text())
         r = s.get("reached")
         reached = (f"**{r['training_minutes']:.1f}** (epoch {r['epoch']}) | {r['examples_generated']:,} | {r['mean']:.4f}"
                    if r else f"not reached in {s['trained_minutes']:.1f} | | ")
-        lines.append(f"| {s['name']} | {s['config']} | {' '.join(s['overrides']) or '-'} | {s['target']} | {reached} | "
+        lines.append(f"| {s['name']} | {s.get('run') or s['config']} | {' '.join(s['overrides']) or '-'} | {s['target']} | "
+                     f"{reached} | "
                      f"{s['snapshot_every']} epochs | {s['trained_minutes']:.1f} min |")
     return "\n".join(lines) + "\n"
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--name", required=True, help="the run's folder under --out")
-    parser.add_argument("--config", required=True, help="a YAML file or the name of one in configs/")
+    parser.add_argument("--name", help="the run's folder under --out (default with --from-run: that run's name)")
+    parser.add_argument("--config", help="a YAML file or the name of one in configs/")
+    parser.add_argument("--from-run", type=Path, help="measure this run's snapshots instead of training one")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a config override")
     parser.add_argument("--target", type=float, default=0.03)
     parser.add_argument("--minutes", type=float, default=60.0, help="training time of the run")
@@ -162,21 +168,42 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"time_to_target.py: {message}", file=sys.stderr)
         return 2
 
+    if args.from_run is not None:
+        if args.config or args.set:
+            return refuse("--from-run measures a trained run: --config and --set do not apply")
+        if not (args.from_run / RunDirectory.CONFIG).is_file():
+            return refuse(f"{args.from_run} is not a training run (no {RunDirectory.CONFIG})")
+        if not RunDirectory(args.from_run).snapshots():
+            return refuse(f"{args.from_run} kept no snapshots (train it with run.snapshot_every=K)")
+        args.name = args.name or args.from_run.resolve().name
+    elif not args.config:
+        return refuse("give --config (and --name) to train a run, or --from-run DIR")
     if not args.name or "/" in args.name or args.name in (".", ".."):
         return refuse(f"--name must be a plain folder name, got {args.name!r}")
     if args.snapshot_every < 1 or args.minutes <= 0 or args.target <= 0:
         return refuse("--snapshot-every, --minutes and --target must be > 0")
     try:
-        load_train_config(_config_path(args.config), args.set)
+        if args.from_run is not None:
+            run_config = load_train_config(str(args.from_run / RunDirectory.CONFIG))
+        else:
+            load_train_config(_config_path(args.config), args.set)
     except (ConfigError, FileNotFoundError) as e:
         return refuse(str(e))
     out = Path(args.out)
-    run_dir = out / args.name
+    result_dir = out / args.name
+    run_dir = args.from_run if args.from_run is not None else result_dir
     if args.force:
-        shutil.rmtree(run_dir, ignore_errors=True)
-    result_path = run_dir / "time_to_target.json"
-    identity = {"name": args.name, "config": args.config, "overrides": args.set, "train_seed": args.train_seed,
-                "minutes": args.minutes, "snapshot_every": args.snapshot_every}
+        if args.from_run is None:
+            shutil.rmtree(result_dir, ignore_errors=True)
+        else:
+            (result_dir / "time_to_target.json").unlink(missing_ok=True)
+    result_path = result_dir / "time_to_target.json"
+    if args.from_run is not None:
+        identity: Dict[str, Any] = {"name": args.name, "run": str(args.from_run), "config": None, "overrides": [],
+                                    "snapshot_every": run_config.run.snapshot_every}
+    else:
+        identity = {"name": args.name, "config": args.config, "overrides": args.set, "train_seed": args.train_seed,
+                    "minutes": args.minutes, "snapshot_every": args.snapshot_every}
     protocol = {"target": args.target, "seeds": args.seeds, "repeats": args.repeats,
                 "eval_iterations": args.eval_iterations}
     state: Dict[str, Any] = json.loads(result_path.read_text()) if result_path.is_file() else {}
@@ -185,16 +212,18 @@ def main(argv: Optional[List[str]] = None) -> int:
             return refuse(f"{run_dir} was measured with {key}={state[key]!r}, not {value!r}; pass --force to start again")
     state.update(identity)
     state.update(protocol)
-    try:
-        train(args, run_dir)
-    except Refused as e:
-        return refuse(str(e))
-    except subprocess.CalledProcessError as e:
-        return refuse(f"training {args.name} failed (exit {e.returncode})")
-    records = read_metrics(run_dir)
-    final = next(r for r in records if r.get("kind") == "final")
-    state.update({"trained_minutes": final["training_seconds"] / 60, "epochs": final["epoch"],
-                  "examples_generated": final["examples_generated"], "cpu": cpu_name(),
+    if args.from_run is None:
+        try:
+            train(args, run_dir)
+        except Refused as e:
+            return refuse(str(e))
+        except subprocess.CalledProcessError as e:
+            return refuse(f"training {args.name} failed (exit {e.returncode})")
+    result_dir.mkdir(parents=True, exist_ok=True)
+    epochs = [r for r in read_metrics(run_dir) if r.get("kind") is None and "training_seconds" in r]
+    last = epochs[-1] if epochs else {"training_seconds": 0.0, "epoch": 0, "examples_generated": 0}
+    state.update({"trained_minutes": last["training_seconds"] / 60, "epochs": last["epoch"],
+                  "examples_generated": last["examples_generated"], "cpu": cpu_name(),
                   "command": " ".join(["python experiments/time_to_target.py", *sys.argv[1:]] if argv is None else
                                       ["python experiments/time_to_target.py", *argv])})
 

@@ -326,7 +326,22 @@ def test_time_to_target_applies_its_rule_to_the_snapshots(tmp_path, capsys):
     assert (out / "q" / "metrics.jsonl").stat().st_mtime_ns == stamp
     assert json.loads((out / "q" / "time_to_target.json").read_text())["reached"] == reached
 
+    # --from-run measures an existing run's snapshots the same way (here the same run).
+    assert ttt.main(["--from-run", str(out / "q"), "--name", "again", "--target", "0.25", "--repeats", "16",
+                     "--threads", "1", "--no-progress", "--out", str(out)]) == 0
+    again = json.loads((out / "again" / "time_to_target.json").read_text())
+    assert again["reached"] == reached and again["snapshot_every"] == 4 and again["run"] == str(out / "q")
+    assert "| again |" in (out / "time_to_target.md").read_text()
+    capsys.readouterr()
+
     # Bad input: exit 2 with one line.
+    (out / "q" / "snapshots" / "epoch_000000.bin").rename(out / "moved.bin")
+    for p in (out / "q" / "snapshots").iterdir():
+        p.unlink()
+    assert ttt.main(["--from-run", str(out / "q"), "--out", str(out)]) == 2
+    assert "kept no snapshots" in capsys.readouterr().err
+    assert ttt.main(["--from-run", str(out / "q"), "--config", "quick", "--out", str(out)]) == 2
+    assert ttt.main(["--name", "x", "--out", str(out)]) == 2
     assert ttt.main([*args[:-2], "--out", str(out), "--target", "0.1"]) == 2
     assert "was measured with target=0.25" in capsys.readouterr().err
     assert ttt.main(["--name", "a/b", "--config", "quick", "--out", str(out)]) == 2

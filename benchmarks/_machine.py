@@ -9,12 +9,13 @@ from rebel import _core
 from rebel.machine import cpu_name  # noqa: F401  (re-exported for the benchmarks)
 
 #: flops per instruction of each probe (a multiply-add counts 2).
-FLOPS_PER_INSTRUCTION = {"fma512": 32, "fma256": 16, "dpbf16": 64, "amx": 16 * 16 * 32 * 2}
+FLOPS_PER_INSTRUCTION = {"fma512": 32, "fma256": 16, "dpbf16": 64, "amx": 16 * 16 * 32 * 2, "dpwssd": 64}
 PROBE_DESCRIPTION = {
     "fma512": "AVX-512 fp32 FMA (16 lanes)",
     "fma256": "AVX2 fp32 FMA (8 lanes)",
     "dpbf16": "AVX512_BF16 VDPBF16PS (16 lanes x 2 products)",
     "amx": "AMX-BF16 TDPBF16PS (16 x 16 x 32 tile)",
+    "dpwssd": "AVX512_VNNI VPDPWSSD (16 lanes x 2 int16 products)",
 }
 
 

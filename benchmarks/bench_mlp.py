@@ -1,4 +1,4 @@
-"""Native MLP value net (C++, fp32 and bf16 kernels) against torch (fp32 and bf16) on one core.
+"""Native MLP value net (C++, fp32, bf16 and int16 kernels) against torch (fp32 and bf16) on one core.
 
 Times ``MlpValueNet.forward`` (numpy float32 in and out, through the Python binding) for
 each precision this CPU runs, and ``ValueMLP.forward`` under ``torch.inference_mode`` with
@@ -75,8 +75,9 @@ def bench_batch(model: ValueMLP, model_bf16: ValueMLP, nets: Dict[str, Any], bat
     for name, ts in times.items():
         out[name] = {"us_median": statistics.median(ts) * 1e6, "us_best": min(ts) * 1e6,
                      "gflops": flops / min(ts) / 1e9, "max_abs_diff_vs_torch_fp32": diffs.get(name, 0.0)}
-    if "native_bf16" in out:
-        out["bf16_over_fp32"] = out["native_bf16"]["gflops"] / out["native_fp32"]["gflops"]
+    for p in ("bf16", "int16"):
+        if f"native_{p}" in out:
+            out[f"{p}_over_fp32"] = out[f"native_{p}"]["gflops"] / out["native_fp32"]["gflops"]
     return out
 
 
@@ -101,10 +102,13 @@ def main(argv: List[str] | None = None) -> int:
     nets = {"native_fp32": to_native(model, game, precision="fp32")}
     if _core.mlp_supported_bf16_isas():
         nets["native_bf16"] = to_native(model, game, precision="bf16")
+    if _core.mlp_supported_int16_isas():
+        nets["native_int16"] = to_native(model, game, precision="int16")
     machine = peaks()
     fp32_peak = machine.get("fma512", machine.get("fma256", {})).get("peak_gflops")
     bf16_kind = {"amx": "amx", "avx512bf16": "dpbf16"}.get(nets["native_bf16"].isa) if "native_bf16" in nets else None
     bf16_peak = machine[bf16_kind]["peak_gflops"] if bf16_kind and bf16_kind in machine else None
+    int16_peak = machine.get("dpwssd", {}).get("peak_gflops")
 
     results = [bench_batch(model, model_bf16, nets, b, args.rounds, args.round_seconds, args.seed + b)
                for b in args.batch_sizes]
@@ -113,7 +117,9 @@ def main(argv: List[str] | None = None) -> int:
             row["native_fp32"]["fraction_of_fp32_peak"] = row["native_fp32"]["gflops"] / fp32_peak
         if bf16_peak and "native_bf16" in row:
             row["native_bf16"]["fraction_of_bf16_peak"] = row["native_bf16"]["gflops"] / bf16_peak
-    large = [r for r in results if r["batch"] >= 64 and "bf16_over_fp32" in r]
+        if int16_peak and "native_int16" in row:
+            row["native_int16"]["fraction_of_int16_peak"] = row["native_int16"]["gflops"] / int16_peak
+    large = [r for r in results if r["batch"] >= 64]
     report = {
         "benchmark": "mlp",
         "config": {
@@ -124,6 +130,7 @@ def main(argv: List[str] | None = None) -> int:
             "layers": args.layers,
             "native_fp32_isa": nets["native_fp32"].isa,
             "native_bf16_isa": nets["native_bf16"].isa if "native_bf16" in nets else None,
+            "native_int16_isa": nets["native_int16"].isa if "native_int16" in nets else None,
             "torch_version": torch.__version__,
             "threads": 1,
             "cpu": cpu_name(),
@@ -133,7 +140,10 @@ def main(argv: List[str] | None = None) -> int:
         },
         "peaks": machine,
         "results": results,
-        "bf16_over_fp32_min_at_batch_ge_64": min((r["bf16_over_fp32"] for r in large), default=None),
+        "bf16_over_fp32_min_at_batch_ge_64": min((r["bf16_over_fp32"] for r in large if "bf16_over_fp32" in r),
+                                                 default=None),
+        "int16_over_fp32_min_at_batch_ge_64": min((r["int16_over_fp32"] for r in large if "int16_over_fp32" in r),
+                                                  default=None),
     }
     emit_report(report, args.out)
     for kind, p in machine.items():

@@ -10,8 +10,9 @@ GIL released while solving) fill a ``ReplayBuffer`` while, in the "with trainer"
 and the split of the loops' time: the value net's forward pass, the rest of the C++ solve,
 and the Python loop (bookkeeping and replay adds) relative to the C++ time.
 
-Both precisions of the native net run side by side (fp32 and bf16, where this CPU has a
-bf16 kernel), case by case in the same run, and the report gives bf16's speed-up over fp32.
+Every precision of the native net this CPU runs (fp32; bf16 with an AMX-BF16 or AVX512_BF16
+kernel; int16 with AVX512_VNNI) runs side by side, case by case in the same run, and the
+report gives each one's speed-up over fp32.
 
 Baseline: the original ReBeL's data generation on this machine class (libtorch CPU):
 7.7 subgames/s on one thread, 16.8 on two. Goal: at least 3x the baseline per
@@ -115,9 +116,10 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=1024)
     parser.add_argument("--seconds", type=float, default=20.0, help="measuring window per case")
     parser.add_argument("--weights", help="an exported net to use instead of the random-init 2x256 MLP")
-    parser.add_argument("--precisions", nargs="+", choices=("fp32", "bf16"),
-                        default=["fp32", "bf16"] if _core.mlp_supported_bf16_isas() else ["fp32"],
-                        help="native net precisions to compare (default: fp32, and bf16 where this CPU has it)")
+    runnable = ["fp32"] + (["bf16"] if _core.mlp_supported_bf16_isas() else []) + \
+        (["int16"] if _core.mlp_supported_int16_isas() else [])
+    parser.add_argument("--precisions", nargs="+", choices=("fp32", "bf16", "int16"), default=runnable,
+                        help=f"native net precisions to compare (default here: {' '.join(runnable)})")
     parser.add_argument("--out", help="also write the JSON report here")
     args = parser.parse_args()
 
@@ -129,10 +131,12 @@ def main() -> None:
     cases = [measure(game, nets[p], threads, args.iterations, args.seconds, with_trainer)
              for threads in (1, 2) for with_trainer in (False, True) for p in args.precisions]
     by = {(c["threads"], c["with_trainer"]): c for c in cases if c["precision"] == args.precisions[0]}
+    def rate(t: int, w: bool, p: str) -> float:
+        return next(c["subgames_per_s"] for c in cases if (c["threads"], c["with_trainer"], c["precision"]) == (t, w, p))
+
     speedups = [{"threads": t, "with_trainer": w,
-                 "bf16_over_fp32": next(c["subgames_per_s"] for c in cases if (c["threads"], c["with_trainer"], c["precision"]) == (t, w, "bf16"))
-                 / next(c["subgames_per_s"] for c in cases if (c["threads"], c["with_trainer"], c["precision"]) == (t, w, "fp32"))}
-                for t in (1, 2) for w in (False, True)] if {"fp32", "bf16"} <= set(args.precisions) else []
+                 **{f"{p}_over_fp32": rate(t, w, p) / rate(t, w, "fp32") for p in args.precisions if p != "fp32"}}
+                for t in (1, 2) for w in (False, True)] if "fp32" in args.precisions and len(args.precisions) > 1 else []
     per_thread_goal = GOAL_PER_THREAD_FACTOR * BASELINE["subgames_per_s_1_thread"]
     report = {
         "benchmark": "selfplay",
@@ -142,7 +146,7 @@ def main() -> None:
         "net": args.weights or "mlp 2x256 random init (native)",
         "cpu": cpu_name(),
         "cases": cases,
-        "bf16_speedup": speedups,
+        "speedup_over_fp32": speedups,
         "baseline_original_rebel": BASELINE,
         "baseline_precision": args.precisions[0],
         "speedup_vs_baseline_1_thread_with_trainer": by[(1, True)]["subgames_per_s"] / BASELINE["subgames_per_s_1_thread"],

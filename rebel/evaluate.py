@@ -50,7 +50,7 @@ class EvalSettings:
     leaf_error: float = 0.0  # delta: a deterministic error of this max norm added to the net's values
     leaf_error_kind: str = "random"  # random, bias or noise (see rebel.PerturbedNet)
     leaf_error_seed: int = 0
-    precision: str = DEFAULT_PRECISION  # of an MLP net: fp32, bf16 or auto (rebel.precision.PRECISIONS)
+    precision: str = DEFAULT_PRECISION  # of an MLP net: fp32, bf16, int16 or auto (rebel.precision.PRECISIONS)
     mode_a: bool = True
     full_game: bool = True
     backend: str = "threads"  # mode (b) on this machine's threads, or "ray": split across Ray actors

@@ -27,6 +27,7 @@ try:
 
     from rebel.model import ValueMLP, to_native
     from rebel.model import weights_to_bytes
+    from tests.mlp_torch import queries, random_model, reference_forward
 except ModuleNotFoundError:  # also the sanitizer jobs' stub
     torch = None
 needs_torch = pytest.mark.skipif(torch is None, reason="torch is not installed (or not loaded, under the sanitizers)")
@@ -98,38 +99,9 @@ def test_linear_exact_when_sums_are_exact(isa):
     assert np.array_equal(_core._bf16_linear(x, w, b, isa), x @ w.T + b)
 
 
-def random_model(game, hidden: int = 256, layers: int = 2, seed: int = 0) -> ValueMLP:
-    torch.manual_seed(seed)
-    model = ValueMLP.for_game(game, hidden=hidden, layers=layers)
-    with torch.no_grad():
-        for _, norm in model.blocks():
-            norm.weight.uniform_(0.5, 2.0)
-            norm.bias.normal_(0.0, 0.5)
-    return model.eval()
-
-
-def queries(game, batch: int, seed: int = 1) -> np.ndarray:
-    return np.random.default_rng(seed).uniform(0.0, 1.0, (batch, game.query_size)).astype(np.float32)
-
-
-def reference_forward(model: ValueMLP, x: np.ndarray) -> np.ndarray:
-    """The bf16 path's arithmetic in numpy float64: the inputs and weights of the hidden layers
-    after the first rounded to bf16; the first layer, LayerNorm, GELU and the head exact."""
-    from math import erf, sqrt
-
-    h = x.astype(np.float64)
-    for i, (linear, norm) in enumerate(model.blocks()):
-        w = linear.weight.detach().numpy()
-        if i == 0:
-            h = h @ w.astype(np.float64).T
-        else:
-            h = bf16_round(h.astype(np.float32)).astype(np.float64) @ bf16_round(w).astype(np.float64).T
-        h = h + linear.bias.detach().numpy()
-        mean = h.mean(axis=1, keepdims=True)
-        var = ((h - mean) ** 2).mean(axis=1, keepdims=True)
-        z = (h - mean) / np.sqrt(var + norm.eps) * norm.weight.detach().numpy() + norm.bias.detach().numpy()
-        h = 0.5 * z * (1.0 + np.vectorize(lambda v: erf(v / sqrt(2.0)))(z))
-    return h @ model.head.weight.detach().numpy().T.astype(np.float64) + model.head.bias.detach().numpy()
+def bf16_hidden_linear(h: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The bf16 path's hidden-to-hidden layer: inputs and weights rounded to bf16, summed exactly."""
+    return bf16_round(h.astype(np.float32)).astype(np.float64) @ bf16_round(w).astype(np.float64).T + b
 
 
 @needs_torch
@@ -144,7 +116,7 @@ def test_net_matches_reference_and_torch(isa, faces, hidden, layers):
     for batch in (1, 15, 16, 17, 50):
         x = queries(game, batch, seed=batch)
         y = net.forward(x)
-        ref = reference_forward(model, x)
+        ref = reference_forward(model, x, bf16_hidden_linear)
         with torch.no_grad():
             fp32 = model(torch.from_numpy(x)).numpy()
         # Against the same arithmetic in float64: float32 sums differ by ulps, which now and
@@ -207,7 +179,8 @@ def test_bad_precision_and_isa_combinations():
     # auto with an fp32 isa named: that isa
     assert _core.MlpValueNet(game, data, isa="generic", precision="auto").precision == "fp32"
     auto = _core.MlpValueNet(game, data, precision="auto")
-    assert auto.precision == ("bf16" if _core.mlp_bf16_preferred() else "fp32")
+    expected = "bf16" if _core.mlp_bf16_preferred() else "int16" if _core.mlp_int16_preferred() else "fp32"
+    assert auto.precision == expected
 
 
 FALLBACK_SCRIPT = r"""
@@ -246,7 +219,7 @@ print("ok")
 
 @needs_torch
 def test_forced_fallback_without_bf16_cpu_features():
-    env = dict(os.environ, REBEL_CPU_DISABLE="amx,avx512bf16")
+    env = dict(os.environ, REBEL_CPU_DISABLE="amx,avx512bf16,avx512vnni")  # auto would pick int16 with VNNI
     out = subprocess.run([sys.executable, "-c", FALLBACK_SCRIPT], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr + out.stdout
     assert out.stdout.strip().endswith("ok")

@@ -169,7 +169,7 @@ def test_weight_average_follows_each_step_and_survives_a_checkpoint():
     ("game.num_dice=0", "num_dice"),
     ("oops", "section.key=value"),
     ("trainer.ema_decay=1.0", "trainer.ema_decay must lie in"),
-    ("search.precision=fp16", "search.precision must be one of fp32, bf16, auto"),
+    ("search.precision=fp16", "search.precision must be one of fp32, bf16, int16, auto"),
     ("run.snapshot_every=-1", "run.snapshot_every must be >= 0"),
 ])
 def test_config_mistakes_are_named(override, message):

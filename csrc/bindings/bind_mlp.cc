@@ -143,11 +143,42 @@ void bind_mlp(py::module_& m) {
       }, py::arg("x"), py::arg("weight"), py::arg("bias"), py::arg("isa") = "auto",
       "Test hook: one hidden Linear layer through a bf16 kernel, x float32 [rows, in], weight [out, in], "
       "bias [out] -> [rows, out] (inputs and weights rounded to bf16, sums in float32).");
+  m.def("mlp_supported_int16_isas", &supported_int16_isas,
+        "int16 kernels (avx512vnni) this CPU can run; empty where it has none.");
+  m.def("mlp_int16_preferred", [] { return cpu_features().int16_faster; },
+        "Whether precision 'auto' picks int16 on this CPU (AVX512_VNNI and no faster bf16 kernel).");
+  m.def("_int16_linear", [](const py::object& x, const py::object& w, const py::object& b, const std::string& isa) {
+        const auto wa = require_float32_array(w, {-1, -1}, "weight");
+        const int out = static_cast<int>(wa.shape(0)), in = static_cast<int>(wa.shape(1));
+        const auto xa = require_float32_array(x, {-1, in}, "x");
+        const auto ba = require_float32_array(b, {out}, "bias");
+        const Int16Linear layer(int16_kernel(isa), wa.data(), ba.data(), out, in);
+        const long rows = static_cast<long>(xa.shape(0));
+        py::array_t<float> result({static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(out)});
+        float* dst = result.mutable_data();
+        {
+          py::gil_scoped_release release;
+          AlignedInt16 a(static_cast<size_t>(kInt16BlockRows) * layer.padded_in());
+          AlignedFloats scale(kInt16BlockRows);
+          AlignedFloats y(static_cast<size_t>(kInt16BlockRows) * layer.padded_out());
+          for (long r0 = 0; r0 < rows; r0 += kInt16BlockRows) {
+            const int n = static_cast<int>(std::min<long>(kInt16BlockRows, rows - r0));
+            quantize_rows_int16(xa.data() + r0 * in, in, n, in, layer.qmax(), a.data(), layer.padded_in(), scale.data(),
+                                kInt16BlockRows);
+            layer.forward(a.data(), scale.data(), n, y.data(), layer.padded_out());
+            for (int r = 0; r < n; ++r) std::copy_n(y.data() + static_cast<long>(r) * layer.padded_out(), out, dst + (r0 + r) * out);
+          }
+        }
+        return result;
+      }, py::arg("x"), py::arg("weight"), py::arg("bias"), py::arg("isa") = "auto",
+      "Test hook: one hidden Linear layer through the int16 kernel, x float32 [rows, in], weight [out, in], "
+      "bias [out] -> [rows, out] (weights and each row of x quantised to int16, exact int32 sums).");
+  m.def("_int16_qmax", &int16_qmax, py::arg("inputs"), "The largest |q| of an int16 layer with this many inputs.");
   m.def("_peak_probe", [](const std::string& kind, double seconds) {
         py::gil_scoped_release release;
         return peak_probe_flops(kind, seconds);
       }, py::arg("kind"), py::arg("seconds") = 0.2,
-      "Benchmark helper: measured flops/s of one core's multiply-add units (fma512, fma256, dpbf16, amx), or its clock in cycles/s (clock).");
+      "Benchmark helper: measured flops/s of one core's multiply-add units (fma512, fma256, dpbf16, amx, dpwssd), or its clock in cycles/s (clock).");
   m.def("mlp_bf16_preferred", [] { return cpu_features().bf16_faster; },
         "Whether precision 'auto' picks bf16 on this CPU (a bf16 kernel faster than fp32 here).");
   m.def("bf16_round", [](const py::object& x) {
@@ -167,10 +198,12 @@ docs/weights_format.md. The net's input size must be game.query_size and its out
 game.num_hands. Malformed weights raise ValueError, unreadable files OSError.
 `precision` is "fp32", "bf16" (the products of the hidden-to-hidden layers in bf16 with
 float32 accumulation; the first layer, LayerNorm, GELU and the head in float32;
-ValueError on a CPU without AMX-BF16 or AVX512_BF16) or "auto" (bf16 where it is faster here,
-else fp32). `isa` picks the kernel of that precision ("auto"; fp32: "avx512", "avx2",
-"generic", see mlp_supported_isas(); bf16: "amx", "avx512bf16", see
-mlp_supported_bf16_isas()).
+ValueError on a CPU without AMX-BF16 or AVX512_BF16), "int16" (those layers' weights and
+inputs quantised to int16 with a float32 scale per row, exact int32 sums; ValueError on a
+CPU without AVX512_VNNI) or "auto" (bf16 where it is faster here, else int16 where this
+CPU has VNNI, else fp32). `isa` picks the kernel of that precision ("auto"; fp32: "avx512",
+"avx2", "generic", see mlp_supported_isas(); bf16: "amx", "avx512bf16", see
+mlp_supported_bf16_isas(); int16: "avx512vnni").
 
 Weights can be replaced while solver threads evaluate (load / set_weights_bytes): each
 batch runs with the weights it started with.)doc")
@@ -220,12 +253,13 @@ ConvPolicyValueNet(m, n, planes, layers, precision="auto", isa="auto"): `layers`
 "stem", "convs" (a list, two per residual block), "policy_conv", "policy_fc", "value_conv",
 "value_fc1" and "value_fc2" to (weight float32 [out, in], bias float32 [out]) pairs, the 3x3
 convolutions as Linear layers on im2col rows (tap-major, then channel), the heads' inputs
-cell-major. `precision`/`isa` as for MlpValueNet: "bf16" runs the residual blocks'
-convolutions with bf16 products and float32 sums. Inconsistent layers raise ValueError.)doc")
+cell-major. `precision`/`isa` as for MlpValueNet, without int16 (ValueError): "bf16" runs the
+residual blocks' convolutions with bf16 products and float32 sums; "auto" is bf16 or fp32.
+Inconsistent layers raise ValueError.)doc")
       .def(py::init([](int m, int n, int planes, const py::dict& layers, const std::string& precision,
                        const std::string& isa) {
              return std::make_shared<ConvPolicyValueNet>(conv_params_from_dict(m, n, planes, layers),
-                                                         mlp_kernels(precision, isa));
+                                                         mlp_kernels(precision, isa, /*allow_int16=*/false));
            }),
            py::arg("m"), py::arg("n"), py::arg("planes"), py::arg("layers"), py::arg("precision") = "auto",
            py::arg("isa") = "auto")

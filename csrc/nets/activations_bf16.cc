@@ -1,5 +1,7 @@
-// LayerNorm + GELU and float -> bf16 conversion for the bf16 path, in AVX-512 (F, BW, VL)
-// intrinsics (declared in activations.h). The float32 path keeps activations.cc, which is portable.
+// LayerNorm + GELU and float -> bf16 conversion for the bf16 and int16 paths, in AVX-512 (F, BW,
+// VL) intrinsics (declared in activations.h). The float32 path keeps activations.cc, which is
+// portable. Only AVX-512 F/BW/VL is needed: the bf16 rounding is done with integer operations
+// (bit for bit what VCVTNEPS2BF16 does), so the int16 path runs on CPUs without AVX512_BF16.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -29,21 +31,29 @@ __mmask16 tail_mask(int remaining) {
   return remaining >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << remaining) - 1u);
 }
 
-// 16 floats -> 16 bf16: round to nearest even, denormals to zero, NaN stays NaN (VCVTNEPS2BF16;
-// float_to_bf16 is its scalar twin).
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"), always_inline)) inline __m256i to_bf16(__m512 v) {
-  return (__m256i)_mm512_cvtneps_pbh(v);
+// 16 floats -> 16 bf16: round to nearest even, denormals to +-0, NaN stays a (quiet) NaN: what
+// VCVTNEPS2BF16 does, in integer operations (float_to_bf16 is the scalar twin).
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline __m256i to_bf16(__m512 v) {
+  const __m512i u = _mm512_castps_si512(v);
+  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
+  __m512i r = _mm512_add_epi32(u, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff)));
+  const __mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)),
+                                                _mm512_set1_epi32(0x7f800000));
+  const __mmask16 denormal = _mm512_testn_epi32_mask(u, _mm512_set1_epi32(0x7f800000));
+  r = _mm512_mask_mov_epi32(r, nan, _mm512_or_si512(u, _mm512_set1_epi32(0x400000)));
+  r = _mm512_mask_mov_epi32(r, denormal, _mm512_and_si512(u, _mm512_set1_epi32(static_cast<int>(0x80000000u))));
+  return _mm512_cvtepi32_epi16(_mm512_srli_epi32(r, 16));
 }
 
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void zero_rows(uint16_t* out, int from, int to, int n_pad) {
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void zero_rows(uint16_t* out, int from, int to, int n_pad) {
   if (from < to) std::fill(out + static_cast<long>(from) * n_pad, out + static_cast<long>(to) * n_pad, uint16_t{0});
 }
 
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"), always_inline)) inline float sum4(const __m512 (&acc)[4]) {
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline float sum4(const __m512 (&acc)[4]) {
   return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3])));
 }
 
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"), always_inline)) inline __m512 gelu(__m512 z) {
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline __m512 gelu(__m512 z) {
   const __m512 clamp = _mm512_set1_ps(kClamp);
   const __m512 zc = _mm512_max_ps(_mm512_min_ps(z, clamp), _mm512_set1_ps(-kClamp));
   const __m512 s = _mm512_mul_ps(zc, zc);
@@ -69,7 +79,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"), always_inline)) i
 
 }  // namespace
 
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void layer_norm_gelu_avx512(float* y, long ldy, int rows, int n,
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void layer_norm_gelu_avx512(float* y, long ldy, int rows, int n,
                                                                const float* gamma, const float* beta, float eps,
                                                                uint16_t* out16, int n_pad, int block_rows) {
   const float inv_n = 1.0f / static_cast<float>(n);
@@ -119,7 +129,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void layer_norm_
   if (out16) zero_rows(out16, rows, block_rows, n_pad);
 }
 
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void rows_to_bf16_avx512(const float* x, long ldx, int rows, int n, uint16_t* out,
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void rows_to_bf16_avx512(const float* x, long ldx, int rows, int n, uint16_t* out,
                                                             int n_pad, int block_rows) {
   for (int r = 0; r < rows; ++r) {
     const float* xr = x + r * ldx;

@@ -68,14 +68,15 @@ CpuFeatures detect() {
   const bool avx2 = b & (1u << 5), avx512f = b & (1u << 16);
   const bool avx512bw_vl = (b & (1u << 30)) && (b & (1u << 31));
   const bool amx_bf16 = d & (1u << 22), amx_tile = d & (1u << 24);
+  const bool vnni = c & (1u << 11);
   unsigned a1 = 0, b1, c1, d1;
   __cpuid_count(7, 1, a1, b1, c1, d1);
   const bool avx512bf16 = a1 & (1u << 5);
 
   f.avx2_fma = os_avx && avx2 && fma && !disabled_by_env("avx2");
   f.avx512f = os_avx512 && avx512f && !disabled_by_env("avx512");
-  // The bf16 path's activations use AVX-512 F/BW/VL and AVX512_BF16's conversion (every CPU
-  // with a bf16 kernel has them), so the AMX kernel asks for those too.
+  // The bf16 path's activations use AVX-512 F/BW/VL; the AMX kernel also asks for AVX512_BF16,
+  // which every CPU with AMX-BF16 has.
   const bool bf16_activations = f.avx512f && avx512bw_vl && avx512bf16;
   f.avx512bf16 = bf16_activations && !disabled_by_env("avx512bf16");
   f.amx_bf16 = bf16_activations && os_amx && amx_tile && amx_bf16 && !disabled_by_env("amx") &&
@@ -86,6 +87,11 @@ CpuFeatures detect() {
   // AMD Zen 4 runs VDPBF16PS at its FMA rate, twice the products (not measured on this project's
   // machines yet: the avx512bf16 kernel is checked for correctness wherever it runs).
   f.bf16_faster = f.amx_bf16 || (f.avx512bf16 && amd);
+  f.avx512vnni = f.avx512f && avx512bw_vl && vnni && !disabled_by_env("avx512vnni");
+  // Measured on an Intel Xeon with AVX512_BF16 and VNNI but no AMX: VPDPWSSD issues at the
+  // fp32 FMA's rate with twice the products, and the int16 kernel runs the 2 x 256 net
+  // faster than fp32 (docs/performance.md). Where a faster bf16 kernel exists it stays first.
+  f.int16_faster = f.avx512vnni && !f.bf16_faster;
   return f;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
+#include <type_traits>
 
 #include "nets/activations.h"
 #include "nets/cpu_features.h"
@@ -21,6 +22,8 @@ constexpr int kSmallHeadMaxOutputs = 16;
 struct Scratch {
   AlignedFloats act[2];
   AlignedBf16 act16;          // a hidden layer's input rounded to bf16
+  AlignedInt16 actq;          // a hidden layer's input quantised to int16 ...
+  AlignedFloats actq_scale;   // ... and its rows' scales
   std::vector<float> values;  // float outputs before widening to double
 };
 
@@ -39,39 +42,66 @@ std::variant<SmallLinear, PackedLinear> make_head(const DenseParams& d, const Ge
   return PackedLinear(kernel, d.weight.data(), d.bias.data(), d.out, d.in);
 }
 
-// With bf16, the first layer stays float32: its inputs are the query's beliefs, which bf16's
-// 8-bit significand would blur (on the trained 1x4f net that alone moved values by up to
-// 0.05), and it is a small share of the work (query_size x hidden of hidden x hidden).
-std::variant<PackedLinear, Bf16Linear> make_hidden(const DenseParams& d, const MlpKernels& kernels, bool first) {
+// With bf16 or int16, the first layer stays float32: its inputs are the query's beliefs,
+// which bf16's 8-bit significand would blur (on the trained 1x4f net that alone moved values
+// by up to 0.05), and it is a small share of the work (query_size x hidden of hidden x hidden).
+std::variant<PackedLinear, Bf16Linear, Int16Linear> make_hidden(const DenseParams& d, const MlpKernels& kernels,
+                                                                bool first) {
   if (kernels.bf16 && !first) return Bf16Linear(*kernels.bf16, d.weight.data(), d.bias.data(), d.out, d.in);
+  if (kernels.int16 && !first) return Int16Linear(*kernels.int16, d.weight.data(), d.bias.data(), d.out, d.in);
   return PackedLinear(*kernels.fp32, d.weight.data(), d.bias.data(), d.out, d.in);
 }
 
-int padded_out(const std::variant<PackedLinear, Bf16Linear>& linear) {
+int padded_out(const std::variant<PackedLinear, Bf16Linear, Int16Linear>& linear) {
   return std::visit([](const auto& l) { return l.padded_out(); }, linear);
 }
 
 }  // namespace
 
-MlpKernels mlp_kernels(const std::string& precision, const std::string& isa) {
+MlpKernels mlp_kernels(const std::string& precision, const std::string& isa, bool allow_int16) {
   const auto is_fp32_isa = [](const std::string& name) {
     return name == "avx512" || name == "avx2" || name == "generic";
   };
   const auto is_bf16_isa = [](const std::string& name) { return name == "amx" || name == "avx512bf16"; };
+  const auto is_int16_isa = [](const std::string& name) { return name == "avx512vnni"; };
+  const auto kind = [&](const std::string& name) {
+    return is_fp32_isa(name) ? "a fp32" : is_bf16_isa(name) ? "a bf16" : "an int16";
+  };
   MlpKernels k;
+  if (precision == "int16" && !allow_int16) {
+    throw std::invalid_argument("precision 'int16' is for the MLP value net only; use fp32, bf16 or auto here");
+  }
   if (precision == "fp32") {
-    if (is_bf16_isa(isa)) throw std::invalid_argument("isa '" + isa + "' is a bf16 kernel, but precision is 'fp32'");
+    if (is_bf16_isa(isa) || is_int16_isa(isa)) {
+      throw std::invalid_argument("isa '" + isa + "' is " + kind(isa) + " kernel, but precision is 'fp32'");
+    }
     k.fp32 = &gemm_kernel(isa);
-  } else if (precision == "bf16" || precision == "auto") {
+  } else if (precision == "bf16" || precision == "int16") {
+    const bool bf16 = precision == "bf16";
+    if (is_fp32_isa(isa) || (bf16 ? is_int16_isa(isa) : is_bf16_isa(isa))) {
+      throw std::invalid_argument("isa '" + isa + "' is " + kind(isa) + " kernel, but precision is '" + precision + "'");
+    }
+    if (bf16) k.bf16 = &bf16_kernel(isa);
+    else k.int16 = &int16_kernel(isa);
+    k.fp32 = &gemm_kernel("auto");
+  } else if (precision == "auto") {
     if (is_fp32_isa(isa)) {
-      if (precision == "bf16") throw std::invalid_argument("isa '" + isa + "' is a fp32 kernel, but precision is 'bf16'");
       k.fp32 = &gemm_kernel(isa);
       return k;
     }
-    if (precision == "bf16" || is_bf16_isa(isa) || cpu_features().bf16_faster) k.bf16 = &bf16_kernel(isa);
+    if (is_int16_isa(isa) && !allow_int16) {
+      throw std::invalid_argument("isa '" + isa + "' is an int16 kernel, which the conv net does not have");
+    }
+    if (is_bf16_isa(isa) || (isa == "auto" && cpu_features().bf16_faster)) {
+      k.bf16 = &bf16_kernel(isa);
+    } else if (is_int16_isa(isa) || (isa == "auto" && allow_int16 && cpu_features().int16_faster)) {
+      k.int16 = &int16_kernel(isa);
+    } else if (isa != "auto") {
+      k.fp32 = &gemm_kernel(isa);  // an unknown name: gemm_kernel says so
+    }
     k.fp32 = &gemm_kernel("auto");
   } else {
-    throw std::invalid_argument("unknown precision '" + precision + "' (expected fp32, bf16 or auto)");
+    throw std::invalid_argument("unknown precision '" + precision + "' (expected fp32, bf16, int16 or auto)");
   }
   return k;
 }
@@ -84,6 +114,7 @@ MlpWeights::MlpWeights(const MlpParams& params, const MlpKernels& kernels)
                              AlignedFloats(l.beta.begin(), l.beta.end())});
     max_width_ = std::max(max_width_, padded_out(layers_.back().linear));
     if (const auto* b = std::get_if<Bf16Linear>(&layers_.back().linear)) max_width_ = std::max(max_width_, b->padded_in());
+    if (const auto* q = std::get_if<Int16Linear>(&layers_.back().linear)) max_width_ = std::max(max_width_, q->padded_in());
   }
   if (const auto* packed = std::get_if<PackedLinear>(&head_)) {
     max_width_ = std::max(max_width_, packed->padded_out());
@@ -120,36 +151,54 @@ void MlpWeights::forward_block_fp32(const float* x, int rows, float* out) const 
   head_forward(x, ldx, rows, out);
 }
 
-void MlpWeights::forward_block_bf16(const float* x, int rows, float* out) const {
+// The bf16 and int16 paths: the first layer in float32 (see make_hidden), the others through
+// their narrow kernel, whose input the LayerNorm + GELU before it writes (bf16 directly;
+// int16 from the float32 result, quantised per row). The head reads float32.
+void MlpWeights::forward_block_narrow(const float* x, int rows, float* out) const {
   Scratch& s = thread_scratch();
   float* y = s.act[0].data();
-  uint16_t* a = s.act16.data();
   const long ldy = max_width_;
   if (layers_.empty()) return head_forward(x, shape_.input_size, rows, out);
   for (size_t i = 0; i < layers_.size(); ++i) {
     const Hidden& h = layers_[i];
-    if (i == 0) {  // float32 (see make_hidden)
-      std::get<PackedLinear>(h.linear).forward(x, shape_.input_size, rows, y, ldy);
-    } else {
-      std::get<Bf16Linear>(h.linear).forward(a, rows, y, ldy);
-    }
-    // LayerNorm + GELU writes the next layer's bf16 input, or float32 in place for the head.
+    std::visit([&](const auto& linear) {
+      using Layer = std::decay_t<decltype(linear)>;
+      if constexpr (std::is_same_v<Layer, PackedLinear>) {
+        linear.forward(x, shape_.input_size, rows, y, ldy);
+      } else if constexpr (std::is_same_v<Layer, Bf16Linear>) {
+        linear.forward(s.act16.data(), rows, y, ldy);
+      } else {
+        linear.forward(s.actq.data(), s.actq_scale.data(), rows, y, ldy);
+      }
+    }, h.linear);
     const int width = std::visit([](const auto& l) { return l.out(); }, h.linear);
-    const Bf16Linear* next = i + 1 < layers_.size() ? &std::get<Bf16Linear>(layers_[i + 1].linear) : nullptr;
+    const auto* next = i + 1 < layers_.size() ? &layers_[i + 1].linear : nullptr;
+    const Bf16Linear* next_bf16 = next ? std::get_if<Bf16Linear>(next) : nullptr;
     layer_norm_gelu_avx512(y, ldy, rows, width, h.gamma.data(), h.beta.data(), shape_.layer_norm_eps,
-                           next ? a : nullptr, next ? next->padded_in() : 0, kBf16BlockRows);
+                           next_bf16 ? s.act16.data() : nullptr, next_bf16 ? next_bf16->padded_in() : 0,
+                           kBf16BlockRows);
+    if (const Int16Linear* next_int16 = next ? std::get_if<Int16Linear>(next) : nullptr) {
+      quantize_rows_int16(y, ldy, rows, width, next_int16->qmax(), s.actq.data(), next_int16->padded_in(),
+                          s.actq_scale.data(), kInt16BlockRows);
+    }
   }
   head_forward(y, ldy, rows, out);
 }
 
 void MlpWeights::forward(const float* in, long batch, float* out) const {
   const int mr = kernels_.fp32->mr;
-  const int block = kernels_.bf16 ? kBf16BlockRows : std::max(mr, kTargetRowBlock / mr * mr);
+  const int block = kernels_.bf16 ? kBf16BlockRows : kernels_.int16 ? kInt16BlockRows
+                                                                    : std::max(mr, kTargetRowBlock / mr * mr);
   Scratch& s = thread_scratch();
+  static_assert(kInt16BlockRows <= kBf16BlockRows, "scratch rows");
   const size_t act_size = static_cast<size_t>(std::max(block, kBf16BlockRows)) * max_width_;
   ensure_size(s.act[0], act_size);
   ensure_size(s.act[1], act_size);
   if (kernels_.bf16) ensure_size(s.act16, act_size);
+  if (kernels_.int16) {
+    ensure_size(s.actq, act_size);
+    ensure_size(s.actq_scale, static_cast<size_t>(kInt16BlockRows));
+  }
 
   const FlushDenormalsScope no_denormals;
   std::optional<Bf16Scope> scope;
@@ -158,8 +207,8 @@ void MlpWeights::forward(const float* in, long batch, float* out) const {
     const int rows = static_cast<int>(std::min<long>(block, batch - r0));
     const float* x = in + r0 * shape_.input_size;
     float* o = out + r0 * shape_.output_size;
-    if (kernels_.bf16) {
-      forward_block_bf16(x, rows, o);
+    if (kernels_.bf16 || kernels_.int16) {
+      forward_block_narrow(x, rows, o);
     } else {
       forward_block_fp32(x, rows, o);
     }

@@ -1,8 +1,9 @@
 // The MLP value net: (Linear -> LayerNorm -> GELU) x num_layers, then a Linear head, on the
 // CPU, bit-compatible in layout with rebel.model.ValueMLP. Precision "fp32" runs everything
 // in float32; "bf16" runs the products of the hidden-to-hidden layers in bf16 with float32
-// accumulation (gemm_bf16.h) and keeps the first layer (the query's beliefs), LayerNorm,
-// GELU and the head in float32.
+// accumulation (gemm_bf16.h), "int16" in quantised int16 with exact int32 sums
+// (gemm_int16.h); both keep the first layer (the query's beliefs), LayerNorm, GELU and the
+// head in float32.
 #pragma once
 
 #include <memory>
@@ -13,27 +14,31 @@
 #include "core/value_net.h"
 #include "nets/gemm.h"
 #include "nets/gemm_bf16.h"
+#include "nets/gemm_int16.h"
 #include "nets/mlp_weights.h"
 
 namespace rebel {
 
 // The kernels an MlpWeights runs on: float32 GEMM for the head (and the hidden layers when
-// bf16 is null), bf16 for the hidden layers otherwise.
+// bf16 and int16 are null), bf16 or int16 for the hidden-to-hidden layers otherwise (at
+// most one of them is set).
 struct MlpKernels {
   const GemmKernel* fp32 = nullptr;
   const Bf16Kernel* bf16 = nullptr;
+  const Int16Kernel* int16 = nullptr;
 
-  const char* precision() const { return bf16 ? "bf16" : "fp32"; }
-  // The hidden layers' kernel: e.g. "avx512" (fp32) or "amx" (bf16).
-  const char* isa() const { return bf16 ? bf16->isa : fp32->isa; }
+  const char* precision() const { return bf16 ? "bf16" : int16 ? "int16" : "fp32"; }
+  // The hidden layers' kernel: e.g. "avx512" (fp32), "amx" (bf16) or "avx512vnni" (int16).
+  const char* isa() const { return bf16 ? bf16->isa : int16 ? int16->isa : fp32->isa; }
 };
 
-// precision: "fp32", "bf16" or "auto" (bf16 where this CPU has a bf16 kernel faster than
-// fp32: AMX, or AVX512_BF16 on AMD; fp32 elsewhere);
+// precision: "fp32", "bf16", "int16" or "auto" (bf16 where this CPU has a bf16 kernel faster
+// than fp32: AMX, or AVX512_BF16 on AMD; else int16 where it has AVX512_VNNI; else fp32);
 // isa: "auto" or a kernel of that precision (fp32: avx512, avx2, generic; bf16: amx,
-// avx512bf16). Throws std::invalid_argument naming the problem: an unknown name, bf16 on a
-// CPU without it, an isa of the other precision.
-MlpKernels mlp_kernels(const std::string& precision, const std::string& isa);
+// avx512bf16; int16: avx512vnni). allow_int16 false (the conv net, which has no int16 path):
+// "int16" is refused and "auto" never picks it. Throws std::invalid_argument naming the
+// problem: an unknown name, a precision this CPU cannot run, an isa of another precision.
+MlpKernels mlp_kernels(const std::string& precision, const std::string& isa, bool allow_int16 = true);
 
 // Immutable, packed weights for one set of kernels; shared by every thread that evaluates.
 class MlpWeights {
@@ -49,12 +54,12 @@ class MlpWeights {
 
  private:
   struct Hidden {
-    std::variant<PackedLinear, Bf16Linear> linear;
+    std::variant<PackedLinear, Bf16Linear, Int16Linear> linear;
     AlignedFloats gamma, beta;
   };
 
   void forward_block_fp32(const float* x, int rows, float* out) const;
-  void forward_block_bf16(const float* x, int rows, float* out) const;
+  void forward_block_narrow(const float* x, int rows, float* out) const;  // bf16 or int16
   void head_forward(const float* x, long ldx, int rows, float* out) const;
 
   MlpShape shape_;

@@ -83,6 +83,20 @@ __attribute__((target("avx512f,avx512bf16"), noinline)) double dpbf16(long reps)
   return _mm512_reduce_add_ps(s);
 }
 
+__attribute__((target("avx512f,avx512vnni"), noinline)) double dpwssd(long reps) {
+  __m512i acc[kChains];
+  for (int i = 0; i < kChains; ++i) acc[i] = _mm512_set1_epi32(i);
+  __m512i a = _mm512_set1_epi16(3), b = _mm512_set1_epi16(5);
+  for (long r = 0; r < reps; ++r) {
+#pragma GCC unroll 16
+    for (int i = 0; i < kChains; ++i) acc[i] = _mm512_dpwssd_epi32(acc[i], a, b);
+    __asm__ volatile("" : "+v"(a));
+  }
+  __m512i s = acc[0];
+  for (int i = 1; i < kChains; ++i) s = _mm512_add_epi32(s, acc[i]);
+  return static_cast<double>(_mm512_reduce_add_epi32(s));
+}
+
 // The tiles are configured as the AMX kernel configures them (16 rows of 64 bytes each).
 __attribute__((target("amx-tile,amx-bf16"), noinline)) double amx(long reps) {
   const Bf16Scope scope(bf16_kernel("amx"));
@@ -131,11 +145,12 @@ double peak_probe_flops(const std::string& kind, double seconds) {
   if (kind == "fma256" && f.avx2_fma) return rate(fma256, kChains / 2 * 8 * 2.0, seconds);
   if (kind == "dpbf16" && f.avx512bf16) return rate(dpbf16, kChains * 32 * 2.0, seconds);
   if (kind == "amx" && f.amx_bf16) return rate(amx, 4 * 16 * 16 * 32 * 2.0, seconds);
+  if (kind == "dpwssd" && f.avx512vnni) return rate(dpwssd, kChains * 32 * 2.0, seconds);
 #endif
-  if (kind == "fma512" || kind == "fma256" || kind == "dpbf16" || kind == "amx") {
+  if (kind == "fma512" || kind == "fma256" || kind == "dpbf16" || kind == "amx" || kind == "dpwssd") {
     throw std::invalid_argument("this CPU cannot run the '" + kind + "' probe");
   }
-  throw std::invalid_argument("unknown probe '" + kind + "' (expected clock, fma512, fma256, dpbf16 or amx)");
+  throw std::invalid_argument("unknown probe '" + kind + "' (expected clock, fma512, fma256, dpbf16, amx or dpwssd)");
 }
 
 }  // namespace rebel

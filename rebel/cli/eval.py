@@ -86,7 +86,9 @@ def register(subparsers: Any) -> None:
                    help=default_help("seed of the error", "search.leaf_error_seed", DEFAULTS))
     s.add_argument("--precision", choices=PRECISIONS, help=default_help(
         "arithmetic of an MLP net: fp32; bf16 (hidden-to-hidden products in bfloat16, float32 sums; needs "
-        "AMX-BF16 or AVX512_BF16); auto (bf16 where it is faster on this CPU)", "search.precision", DEFAULTS))
+        "AMX-BF16 or AVX512_BF16); int16 (those layers quantised to int16 per row, exact int32 sums; needs "
+        "AVX512_VNNI); auto (bf16 where it is faster on this CPU, else int16 where it runs, else fp32)",
+        "search.precision", DEFAULTS))
     s.add_argument("--no-mode-a", dest="mode_a", action="store_false", default=None,
                    help=default_help("skip mode (a)", "search.mode_a", DEFAULTS))
     r = p.add_argument_group("distributed mode (b) (optional extra: pip install '.[ray]'; docs/distributed.md)")
@@ -151,7 +153,7 @@ def _config(args: argparse.Namespace) -> EvalConfig:
     check_choice(args, "--off-path", "search.off_path", s.off_path, OFF_PATH_MODES)
     check_choice(args, "--leaf-error-kind", "search.leaf_error_kind", s.leaf_error_kind, LEAF_ERROR_KINDS)
     check_choice(args, "--precision", "search.precision", s.precision, PRECISIONS)
-    if s.precision == "bf16":
+    if s.precision in ("bf16", "int16"):
         try:
             check_precision(s.precision)
         except ValueError as e:

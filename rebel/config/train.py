@@ -32,7 +32,7 @@ class SearchSection:
     epsilon: float = 0.25            # exploration at the exploring player's nodes
     iteration_sampling: str = "linear"  # linear (paper's Algorithm 1) or uniform (original code)
     off_path: str = "skip"           # nodes the iterate never reaches: skip, floor (original's), conditional
-    precision: str = DEFAULT_PRECISION  # the native net's arithmetic: fp32, bf16 or auto (self-play and evaluation)
+    precision: str = DEFAULT_PRECISION  # the native net's arithmetic: fp32, bf16, int16 or auto (self-play and evaluation)
 
 
 BACKENDS = ("threads", "ray")

@@ -1,15 +1,18 @@
-"""Is the bf16 net as good as the fp32 one? Both precisions of one trained net, side by side.
+"""Is the bf16 (or int16) net as good as the fp32 one? Two precisions of one trained net, side by side.
 
 For a run directory (config.yaml and weights.bin), on the run's held-out set (regenerated
 from its config, exactly as the run drew it: oracle-labelled self-play PBSs):
 
-* the bf16 and fp32 native values on every held-out query: max and mean |difference|, and
-  each one's error against the exact labels (the held-out error the run reports);
+* the reduced-precision and fp32 native values on every held-out query: max and mean
+  |difference|, and each one's error against the exact labels (the held-out error the run
+  reports);
 * the paper's protocol (mode (b), depth and T from the config, N sampled policies) with each
   precision under several evaluation seeds: exploitability, and the seeds' spread.
 
-    python experiments/bf16_accuracy.py experiments/results/1x4f-60min \
+    python experiments/precision_accuracy.py experiments/results/1x4f-60min \
         --out experiments/results/bf16_accuracy.json
+    python experiments/precision_accuracy.py experiments/results/1x4f-60min --precision int16 \
+        --out experiments/results/int16_accuracy.json
 """
 from __future__ import annotations
 
@@ -37,39 +40,43 @@ def main(argv: "List[str] | None" = None) -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="evaluation seeds of mode (b)")
     parser.add_argument("--repeats", type=int, default=1024, help="N sampled policies of mode (b)")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--precision", choices=("bf16", "int16"), default="bf16", help="the precision set against fp32")
     parser.add_argument("--out", help="also write the JSON report here")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    if not _core.mlp_supported_bf16_isas():
-        print("bf16_accuracy.py: this CPU has no bf16 kernel (AMX-BF16 or AVX512_BF16)", file=sys.stderr)
+    low = args.precision
+    supported = _core.mlp_supported_bf16_isas() if low == "bf16" else _core.mlp_supported_int16_isas()
+    if not supported:
+        needs = "AMX-BF16 or AVX512_BF16" if low == "bf16" else "AVX512_VNNI"
+        print(f"precision_accuracy.py: this CPU has no {low} kernel ({needs})", file=sys.stderr)
         return 2
     run = Path(args.run_dir)
     config = load_train_config(str(run / "config.yaml"))
     game, s = config.game.make(), config.search
     weights = str(run / "weights.bin")
-    nets = {p: _core.MlpValueNet(game, weights, precision=p) for p in ("fp32", "bf16")}
+    nets = {p: _core.MlpValueNet(game, weights, precision=p) for p in ("fp32", low)}
 
     start = time.perf_counter()
     with Progress("held-out set", config.evaluation.heldout_steps, "steps") as bar:
         heldout = HeldOutSet.generate(game, config, progress=bar)
     values = {p: net.forward(heldout.rows).astype(np.float64) for p, net in nets.items()}
-    diff = np.abs(values["bf16"] - values["fp32"])
+    diff = np.abs(values[low] - values["fp32"])
     report: Dict[str, Any] = {
         "run_dir": str(run),
         "game": game.description(),
-        "bf16_isa": nets["bf16"].isa,
+        f"{low}_isa": nets[low].isa,
         "heldout": {
             "queries": int(len(heldout.rows)),
             "values": int(diff.size),
-            "bf16_vs_fp32_max_abs_diff": float(diff.max()),
-            "bf16_vs_fp32_mean_abs_diff": float(diff.mean()),
+            f"{low}_vs_fp32_max_abs_diff": float(diff.max()),
+            f"{low}_vs_fp32_mean_abs_diff": float(diff.mean()),
             "fp32_error": heldout.error(lambda _rows: values["fp32"]),
-            "bf16_error": heldout.error(lambda _rows: values["bf16"]),
+            f"{low}_error": heldout.error(lambda _rows: values[low]),
             "seconds": time.perf_counter() - start,
         },
         "mode_b": {},
     }
-    for precision in ("fp32", "bf16"):
+    for precision in ("fp32", low):
         rows = []
         for seed in args.seeds:
             settings = EvalSettings(game=config.game.name, game_params=config.game.as_dict(), net=weights,
@@ -83,14 +90,14 @@ def main(argv: "List[str] | None" = None) -> int:
         expl = [r["exploitability"] for r in rows]
         report["mode_b"][precision] = {"runs": rows, "mean": statistics.mean(expl), "min": min(expl), "max": max(expl),
                                        "stdev": statistics.stdev(expl) if len(expl) > 1 else 0.0}
-    fp, bf = report["mode_b"]["fp32"], report["mode_b"]["bf16"]
+    fp, bf = report["mode_b"]["fp32"], report["mode_b"][low]
     report["mode_b"]["mean_difference"] = bf["mean"] - fp["mean"]
     report["mode_b"]["seed_spread_fp32"] = fp["max"] - fp["min"]
     report["mode_b"]["within_seed_spread"] = abs(bf["mean"] - fp["mean"]) <= max(fp["max"] - fp["min"],
                                                                                   bf["max"] - bf["min"])
     report["mode_b"]["same_seed_differences"] = [b["exploitability"] - f["exploitability"]
                                                  for f, b in zip(fp["runs"], bf["runs"])]
-    report["command"] = "python experiments/bf16_accuracy.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    report["command"] = "python experiments/precision_accuracy.py " + " ".join(argv if argv is not None else sys.argv[1:])
     emit_report(report, args.out)
     return 0
 

@@ -18,6 +18,11 @@ committed) and ``eval.json``; ``references.json``; ``table2.json`` and ``table2.
 learning-curve figure per game (``curves_<game>.png``). A killed run resumes from its last
 checkpoint; a finished cell is neither retrained nor re-evaluated unless ``--force CELL``.
 
+The stronger-search rows evaluate the same final nets under other searches (``--stronger``,
+each SOLVER:T:DEPTH, e.g. LCFR at depth 4 for both nets: the nets were trained on leaves at an
+even number of actions from a subgame root, so an odd depth queries them out of distribution),
+cached per search in ``eval_<solver>_T<T>_d<depth>.json``.
+
     python experiments/table2.py                       # every cell (hours: runs resume)
     python experiments/table2.py --cells 1x4f-cfr,1x4f-fp
     python experiments/table2.py --quick               # the whole pipeline in ~2 minutes
@@ -61,7 +66,7 @@ class Plan:
     full_iterations: int               # of the full-game reference rows
     seeds: List[int]
     paper: Dict[str, Dict[str, float]]
-    stronger: Optional[Dict[str, Any]] = None  # {solver, iterations, depth} of the stronger-search row
+    stronger: List[Dict[str, Any]]  # [{solver, iterations, depth}]: the stronger-search rows
 
 
 FULL_PLAN = Plan(
@@ -81,10 +86,12 @@ FULL_PLAN = Plan(
                  "overrides": ["evaluation.every=200", "run.snapshot_every=50"]},
     },
     repeats=1024, iterations=1024, depth=2, full_iterations=1024, seeds=[0, 1, 2], paper=PAPER,
-    # The same nets under a search this machine affords beyond the paper's protocol: DCFR at
+    # The same nets under searches this machine affords beyond the paper's protocol: DCFR at
     # 4x the iterations (experiments/cfrd_rate.py: with exact leaves, the depth-limited root's
-    # error falls about 2.4x per 4x iterations, and DCFR's lies below LCFR's).
-    stronger={"solver": "dcfr", "iterations": 4096, "depth": 2},
+    # error falls about 2.4x per 4x iterations, and DCFR's lies below LCFR's), and LCFR over
+    # subgames twice as deep (fewer, later net queries; the FP nets too: linear FP's own error
+    # after 1024 iterations is what limits them).
+    stronger=[{"solver": "dcfr", "iterations": 4096, "depth": 2}, {"solver": "lcfr", "iterations": 1024, "depth": 4}],
 )
 
 QUICK_PLAN = Plan(
@@ -97,7 +104,7 @@ QUICK_PLAN = Plan(
                                "evaluation.heldout_steps=32", "search.iterations=256"]},
     },
     repeats=16, iterations=256, depth=2, full_iterations=256, seeds=[0, 1, 2], paper={},
-    stronger={"solver": "dcfr", "iterations": 512, "depth": 2},
+    stronger=[{"solver": "dcfr", "iterations": 512, "depth": 2}, {"solver": "lcfr", "iterations": 256, "depth": 4}],
 )
 
 log = logging.getLogger("table2")
@@ -126,22 +133,43 @@ def parse_cells(text: Optional[str], plan: Plan) -> List[str]:
     return cells
 
 
-def parse_stronger(text: Optional[str], plan: Plan) -> Optional[Dict[str, Any]]:
-    """--stronger SOLVER:T:DEPTH (or 'none'); the plan's default when not given."""
+def parse_stronger(text: Optional[str], plan: Plan) -> List[Dict[str, Any]]:
+    """--stronger SOLVER:T:DEPTH[,SOLVER:T:DEPTH...] (or 'none'); the plan's when not given."""
     from rebel.solve import SOLVERS
 
     if text is None:
         return plan.stronger
     if text == "none":
-        return None
-    parts = text.split(":")
-    try:
-        solver, iterations, depth = parts[0], int(parts[1]), int(parts[2])
-    except (IndexError, ValueError):
-        raise Refused(f"--stronger must be SOLVER:T:DEPTH (e.g. dcfr:4096:2) or none, got {text!r}") from None
-    if solver not in SOLVERS or iterations < 2 or depth < 1 or len(parts) != 3:
-        raise Refused(f"--stronger {text!r}: solver one of {', '.join(SOLVERS)}, T >= 2, depth >= 1")
-    return {"solver": solver, "iterations": iterations, "depth": depth}
+        return []
+    searches = []
+    for item in text.split(","):
+        parts = item.split(":")
+        try:
+            solver, iterations, depth = parts[0], int(parts[1]), int(parts[2])
+        except (IndexError, ValueError):
+            raise Refused(f"--stronger must be SOLVER:T:DEPTH[,...] (e.g. dcfr:4096:2,lcfr:1024:4) or none, "
+                          f"got {text!r}") from None
+        if solver not in SOLVERS or iterations < 2 or depth < 1 or len(parts) != 3:
+            raise Refused(f"--stronger {item!r}: solver one of {', '.join(SOLVERS)}, T >= 2, depth >= 1")
+        searches.append({"solver": solver, "iterations": iterations, "depth": depth})
+    return searches
+
+
+def stronger_path(run_dir: Path, search: Dict[str, Any]) -> Path:
+    """Where a cell's evaluation under ``search`` is cached."""
+    return run_dir / f"eval_{search['solver']}_T{search['iterations']}_d{search['depth']}.json"
+
+
+def stronger_evaluations(run_dir: Path) -> List[Dict[str, Any]]:
+    """Every stronger-search evaluation cached in a cell's folder, in file-name order. A file
+    from before the per-search names (eval_stronger.json) is renamed after its protocol."""
+    old = run_dir / "eval_stronger.json"
+    if old.is_file():
+        protocol = read_json(old, "evaluation").get("protocol") or {}
+        if not all(k in protocol for k in ("solver", "iterations", "depth")):
+            raise Refused(f"{old}: corrupt evaluation (no search protocol); move it away or pass --force {run_dir.name}")
+        os.replace(old, stronger_path(run_dir, protocol))
+    return [read_json(p, "evaluation") for p in sorted(run_dir.glob("eval_*_T*_d*.json"))]
 
 
 def read_json(path: Path, what: str) -> Any:
@@ -234,7 +262,9 @@ def evaluate_cell(cell: str, run_dir: Path, plan: Plan, threads: int, progress: 
     from rebel.config.train import load_train_config
     from rebel.evaluate import EvalSettings, evaluate
 
-    path = run_dir / ("eval_stronger.json" if search else "eval.json")
+    if search:
+        stronger_evaluations(run_dir)  # renames an eval_stronger.json of this search into place
+    path = stronger_path(run_dir, search) if search else run_dir / "eval.json"
     if path.is_file():
         cached = read_json(path, "evaluation")
         if cached.get("format") != FORMAT:
@@ -322,7 +352,7 @@ def references(game_key: str, plan: Plan, out: Path, threads: int, oracle: bool,
 
 
 # ---------------------------------------------------------------------------------- report
-def cell_row(cell: str, run_dir: Path, ev: Dict[str, Any], stronger: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+def cell_row(cell: str, run_dir: Path, ev: Dict[str, Any]) -> Dict[str, Any]:
     rows = read_metrics(run_dir)
     final = next(r for r in rows if r.get("kind") == "final")
     evals = [r for r in rows if r.get("kind") is None and "exploitability" in r]
@@ -336,7 +366,7 @@ def cell_row(cell: str, run_dir: Path, ev: Dict[str, Any], stronger: Optional[Di
             "examples_generated": final["examples_generated"], "examples_trained": final["examples_trained"],
             "epochs": final["epoch"], "heldout_mae": heldout,
             "heldout_delta_mean": (final.get("evaluation") or {}).get("heldout_delta_mean"),
-            "stronger": None if stronger is None else {k: stronger[k] for k in ("protocol", "mean", "min", "max")}}
+            "stronger": [{k: x[k] for k in ("protocol", "mean", "min", "max")} for x in stronger_evaluations(run_dir)]}
 
 
 def markdown(rows: Dict[str, Dict[str, Any]], refs: Dict[str, Dict[str, Any]], plan: Plan) -> str:
@@ -369,17 +399,15 @@ def markdown(rows: Dict[str, Dict[str, Any]], refs: Dict[str, Dict[str, Any]], p
     text += line(f"ours: full-game linear CFR ({plan.full_iterations} it.)", [ref(g, "full_lcfr") for g in games])
     text += line("ours: ReBeL with FP (mean [min, max] over seeds)", [cell(g, "fp") for g in games])
     text += line("ours: ReBeL with CFR-D (mean [min, max] over seeds)", [cell(g, "cfr") for g in games])
-    done = [r["stronger"]["protocol"] for r in rows.values() if r.get("stronger")]
-    st = done[0] if done else plan.stronger
-    if st:
+    for st in stronger_searches(rows, plan):
         label = f"{st['solver'].upper()}, T = {st['iterations']}, depth {st['depth']}"
 
-        def strong(game: str, solver: str) -> str:
+        def strong(game: str, solver: str, st: Dict[str, Any] = st) -> str:
             r = rows.get(f"{game}-{solver}")
-            if r is None or not r.get("stronger"):
-                return "not evaluated yet" if r is not None else "not trained yet"
-            x = r["stronger"]
-            return f"{x['mean']:.4f} [{x['min']:.4f}, {x['max']:.4f}]"
+            if r is None:
+                return "not trained yet"
+            x = next((x for x in r.get("stronger") or [] if _search(x["protocol"]) == st), None)
+            return "not evaluated yet" if x is None else f"{x['mean']:.4f} [{x['min']:.4f}, {x['max']:.4f}]"
 
         text += line(f"ours, stronger search ({label}): the FP net", [strong(g, "fp") for g in games])
         text += line(f"ours, stronger search ({label}): the CFR-D net", [strong(g, "cfr") for g in games])
@@ -394,6 +422,20 @@ def markdown(rows: Dict[str, Dict[str, Any]], refs: Dict[str, Dict[str, Any]], p
                  f"{r['examples_generated']:,} | {r['epochs']} | {_fmt(r['heldout_mae'])} | "
                  f"{_fmt(r['heldout_delta_mean'])} |\n")
     return text
+
+
+def _search(protocol: Dict[str, Any]) -> Dict[str, Any]:
+    return {k: protocol[k] for k in ("solver", "iterations", "depth")}
+
+
+def stronger_searches(rows: Dict[str, Dict[str, Any]], plan: Plan) -> List[Dict[str, Any]]:
+    """The stronger searches of the table: the plan's, then any other a cached cell was evaluated with."""
+    found = list(plan.stronger)
+    for r in rows.values():
+        for x in r.get("stronger") or []:
+            if _search(x["protocol"]) not in found:
+                found.append(_search(x["protocol"]))
+    return found
 
 
 def _fmt(v: Optional[float]) -> str:
@@ -452,8 +494,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--threads", type=int, default=2, help="threads of each evaluation")
     parser.add_argument("--oracle", default="1x4f,1x3f,kuhn",
                         help="games whose exact-leaf (oracle) level is computed (costly on the larger games)")
-    parser.add_argument("--stronger", metavar="SOLVER:T:DEPTH",
-                        help="the stronger-search row's search (default dcfr:4096:2; --quick dcfr:512:2; 'none' skips it)")
+    parser.add_argument("--stronger", metavar="SOLVER:T:DEPTH[,...]",
+                        help="the stronger-search rows' searches (default dcfr:4096:2,lcfr:1024:4; --quick "
+                             "dcfr:512:2,lcfr:256:4; 'none' skips them)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
                         help="a training override for the cells trained or resumed now, e.g. trainer.device=cuda "
                              "or selfplay.threads=8 (repeatable; recorded in each run's config.yaml)")
@@ -485,26 +528,21 @@ def main(argv: Optional[List[str]] = None) -> int:
             for cell in game_cells:
                 run_dir = train(cell, plan, out, args.progress, args.overrides)
                 ev = evaluate_cell(cell, run_dir, plan, args.threads, args.progress)
-                strong = (evaluate_cell(cell, run_dir, plan, args.threads, args.progress, search=stronger)
-                          if stronger else None)
-                rows[cell] = cell_row(cell, run_dir, ev, strong)
+                for search in stronger:
+                    evaluate_cell(cell, run_dir, plan, args.threads, args.progress, search=search)
+                rows[cell] = cell_row(cell, run_dir, ev)
         # The summary covers every finished cell in the folder, not only this invocation's.
         for cell in cell_names(plan):
             if cell not in rows and (out / cell / "eval.json").is_file() and trained(out / cell):
-                strong_path = out / cell / "eval_stronger.json"
-                strong = read_json(strong_path, "evaluation") if strong_path.is_file() else None
-                rows[cell] = cell_row(cell, out / cell, evaluate_cell(cell, out / cell, plan, args.threads, False),
-                                      strong)
+                rows[cell] = cell_row(cell, out / cell, evaluate_cell(cell, out / cell, plan, args.threads, False))
         all_refs = read_json(out / "references.json", "references")["games"] if (out / "references.json").is_file() else {}
         ordered = {c: rows[c] for c in cell_names(plan) if c in rows}
-        # The stronger search the table's rows were evaluated with (cached rows keep theirs, even
-        # when this invocation skips the row with --stronger none).
-        evaluated = [{k: r["stronger"]["protocol"][k] for k in ("solver", "iterations", "depth")}
-                     for r in ordered.values() if r.get("stronger")]
+        # The stronger searches the table's rows were evaluated with (cached rows keep theirs,
+        # even when this invocation skips them with --stronger none).
         _write_json(out / "table2.json", {"format": FORMAT, "protocol": {"depth": plan.depth, "iterations": plan.iterations,
                                                                          "repeats": plan.repeats, "seeds": plan.seeds,
-                                                                         "stronger_search": evaluated[0] if evaluated
-                                                                         else stronger},
+                                                                         "stronger_searches":
+                                                                             stronger_searches(ordered, plan)},
                                           "paper": plan.paper, "references": all_refs, "cells": ordered})
         (out / "table2.md").write_text(markdown(ordered, all_refs, plan))
         for game in plan.games:

@@ -185,10 +185,13 @@ def test_table2_quick_pipeline(tmp_path, capsys):
         assert (out / name / "weights.bin").is_file() and (out / name / "eval.json").is_file()
         game = name.rsplit("-", 1)[0]
         assert cell["mean"] < refs[game]["zero"]  # 14 small epochs already beat the zero net (by 2.5-300x here)
-        # The stronger-search row: the same net, DCFR with 2x the iterations (quick settings).
-        assert cell["stronger"]["protocol"] == {"mode": "b", "depth": 2, "iterations": 512, "repeats": 16,
-                                                "solver": "dcfr"}
-        assert 0 <= cell["stronger"]["min"] <= cell["stronger"]["mean"] <= cell["stronger"]["max"] < refs[game]["zero"]
+        # The stronger-search rows: the same net, DCFR with 2x the iterations and LCFR twice as
+        # deep (quick settings).
+        assert [x["protocol"] for x in cell["stronger"]] == [
+            {"mode": "b", "depth": 2, "iterations": 512, "repeats": 16, "solver": "dcfr"},
+            {"mode": "b", "depth": 4, "iterations": 256, "repeats": 16, "solver": "lcfr"}]
+        for x in cell["stronger"]:
+            assert 0 <= x["min"] <= x["mean"] <= x["max"] < refs[game]["zero"]
     # Seed 0 is the training run's own final evaluation (same protocol), not computed twice;
     # evaluated afresh it gives the same number to the last digit.
     from rebel.evaluate import EvalSettings, evaluate
@@ -211,6 +214,7 @@ def test_table2_quick_pipeline(tmp_path, capsys):
     md = (out / "table2.md").read_text()
     assert "ours: ReBeL with CFR-D" in md and "exact leaf values (oracle net)" in md
     assert "ours, stronger search (DCFR, T = 512, depth 2): the CFR-D net" in md
+    assert "ours, stronger search (LCFR, T = 256, depth 4): the FP net" in md
     for game in ("1x3f", "kuhn"):
         assert (out / f"curves_{game}.png").stat().st_size > 10_000
     capsys.readouterr()
@@ -235,9 +239,19 @@ def test_table2_quick_pipeline(tmp_path, capsys):
     assert "--stronger must be SOLVER:T:DEPTH" in capsys.readouterr().err
     assert table2.main(["--quick", "--out", str(out), "--cells", "kuhn-fp", "--set", "oops"]) == 2
     assert "--set takes KEY=VALUE" in capsys.readouterr().err
-    # A cached stronger evaluation of another search is not silently reused.
-    assert table2.main(["--quick", "--out", str(out), "--cells", "kuhn-fp", "--stronger", "lcfr:512:2"]) == 2
+    # A results folder from before the per-search file names is renamed, not re-evaluated.
+    old = out / "kuhn-fp" / "eval_dcfr_T512_d2.json"
+    old.rename(out / "kuhn-fp" / "eval_stronger.json")
+    assert table2.main(["--quick", "--out", str(out), "--cells", "kuhn-fp", "--no-progress"]) == 0
+    assert old.is_file() and not (out / "kuhn-fp" / "eval_stronger.json").exists()
+    capsys.readouterr()
+    # A cached evaluation that holds another search than its name says is not silently reused.
+    data = json.loads(old.read_text())
+    data["protocol"]["iterations"] = 4096
+    old.write_text(json.dumps(data))
+    assert table2.main(["--quick", "--out", str(out), "--cells", "kuhn-fp"]) == 2
     assert "evaluated with another search" in capsys.readouterr().err
+    old.write_text(json.dumps({**data, "protocol": {**data["protocol"], "iterations": 512}}))
     (out / "kuhn-fp" / "eval.json").write_text('{"format": 0}')
     assert table2.main(["--quick", "--out", str(out), "--cells", "kuhn-fp", "--no-progress"]) == 2
     assert "written by another version of table2.py" in capsys.readouterr().err

@@ -12,7 +12,7 @@
 // in numpy. A row of zeros gets scale 0 (its products are all zero).
 //
 // Against bf16 (8-bit significands) this keeps about 12 bits per operand: on the trained
-// 1x6f net the values moved by at most 0.009 from float32 (bf16: 0.022).
+// 1x6f net's held-out queries the values moved by at most 0.0047 from float32 (bf16: 0.022).
 #pragma once
 
 #include <cstdint>

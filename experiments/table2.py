@@ -19,7 +19,7 @@ learning-curve figure per game (``curves_<game>.png``). A killed run resumes fro
 checkpoint; a finished cell is neither retrained nor re-evaluated unless ``--force CELL``.
 
 The stronger-search rows evaluate the same final nets under other searches (``--stronger``,
-each SOLVER:T:DEPTH, e.g. LCFR at depth 4 for both nets: the nets were trained on leaves at an
+each SOLVER:T:DEPTH, e.g. LCFR at depth 6 for both nets: the nets were trained on leaves at an
 even number of actions from a subgame root, so an odd depth queries them out of distribution),
 cached per search in ``eval_<solver>_T<T>_d<depth>.json``.
 
@@ -89,9 +89,11 @@ FULL_PLAN = Plan(
     # The same nets under searches this machine affords beyond the paper's protocol: DCFR at
     # 4x the iterations (experiments/cfrd_rate.py: with exact leaves, the depth-limited root's
     # error falls about 2.4x per 4x iterations, and DCFR's lies below LCFR's), and LCFR over
-    # subgames twice as deep (fewer, later net queries; the FP nets too: linear FP's own error
-    # after 1024 iterations is what limits them).
-    stronger=[{"solver": "dcfr", "iterations": 4096, "depth": 2}, {"solver": "lcfr", "iterations": 1024, "depth": 4}],
+    # subgames three times as deep (fewer, later net queries; the FP nets too: linear FP's own
+    # error after 1024 iterations is what limits them). Screened on the trained nets at N = 256
+    # (seed 0): depth 3 0.80 (an odd depth queries the nets out of distribution), depth 4
+    # 0.0035-0.017, depth 6 0.0025-0.0049 (the CFR-D nets with LCFR).
+    stronger=[{"solver": "dcfr", "iterations": 4096, "depth": 2}, {"solver": "lcfr", "iterations": 1024, "depth": 6}],
 )
 
 QUICK_PLAN = Plan(
@@ -157,7 +159,7 @@ def parse_stronger(text: Optional[str], plan: Plan) -> List[Dict[str, Any]]:
 
 def stronger_path(run_dir: Path, search: Dict[str, Any]) -> Path:
     """Where a cell's evaluation under ``search`` is cached."""
-    return run_dir / f"eval_{search['solver']}_T{search['iterations']}_d{search['depth']}.json"
+    return run_dir / f"eval_{search_key(search)}.json"
 
 
 def stronger_evaluations(run_dir: Path) -> List[Dict[str, Any]]:
@@ -313,8 +315,15 @@ def _write_json(path: Path, obj: Any) -> None:
 
 
 # ------------------------------------------------------------------------------ references
-def references(game_key: str, plan: Plan, out: Path, threads: int, oracle: bool, progress: bool) -> Dict[str, Any]:
-    """Full-game LCFR and LFP, the zero net's search and (if asked) the oracle's, per game."""
+def search_key(search: Dict[str, Any]) -> str:
+    return f"{search['solver']}_T{search['iterations']}_d{search['depth']}"
+
+
+def references(game_key: str, plan: Plan, out: Path, threads: int, oracle: bool, progress: bool,
+               stronger: Sequence[Dict[str, Any]] = ()) -> Dict[str, Any]:
+    """Full-game LCFR and LFP, the zero net's search and (if asked) the oracle's, per game; and
+    the zero net under each stronger search (``zero_<solver>_T<T>_d<depth>``, seed 0): what
+    that search reaches without learned values."""
     from rebel.cli.train import _config_path
     from rebel.config.train import load_train_config
     from rebel.evaluate import EvalSettings, evaluate
@@ -336,13 +345,16 @@ def references(game_key: str, plan: Plan, out: Path, threads: int, oracle: bool,
             refs[key] = solve(game, solver, plan.full_iterations, off_path=config.search.off_path,
                               progress=False).exploitability
             changed = True
-    wanted = [("zero", "zero")] + ([("oracle", "oracle")] if oracle else [])
-    for key, net in wanted:
+    paper = {"solver": "lcfr", "iterations": plan.iterations, "depth": plan.depth}
+    wanted = [("zero", "zero", paper)] + ([("oracle", "oracle", paper)] if oracle else [])
+    wanted += [(f"zero_{search_key(s)}", "zero", s) for s in stronger]
+    for key, net, search in wanted:
         if key not in refs:
             start = time.perf_counter()
-            settings = EvalSettings(game=name, game_params=params, net=net, solver="lcfr", depth=plan.depth,
-                                    iterations=plan.iterations, repeats=plan.repeats, threads=threads, seed=0,
-                                    off_path=config.search.off_path, mode_a=False, full_game=False)
+            settings = EvalSettings(game=name, game_params=params, net=net, solver=search["solver"],
+                                    depth=search["depth"], iterations=search["iterations"], repeats=plan.repeats,
+                                    threads=threads, seed=0, off_path=config.search.off_path, mode_a=False,
+                                    full_game=False)
             refs[key] = evaluate(settings, progress=progress)["mode_b"][-1]["exploitability"]
             refs[f"{key}_seconds"] = time.perf_counter() - start
             changed = True
@@ -411,6 +423,7 @@ def markdown(rows: Dict[str, Dict[str, Any]], refs: Dict[str, Dict[str, Any]], p
 
         text += line(f"ours, stronger search ({label}): the FP net", [strong(g, "fp") for g in games])
         text += line(f"ours, stronger search ({label}): the CFR-D net", [strong(g, "cfr") for g in games])
+        text += line(f"zero net, stronger search ({label}), seed 0", [ref(g, f"zero_{search_key(st)}") for g in games])
     text += line("exact leaf values (oracle net), same protocol", [ref(g, "oracle") for g in games])
     text += line("zero net, same protocol", [ref(g, "zero") for g in games])
     text += (f"\nProtocol: mode (b), depth {plan.depth}, T = {plan.iterations}, N = {plan.repeats} sampled policies, "
@@ -495,7 +508,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--oracle", default="1x4f,1x3f,kuhn",
                         help="games whose exact-leaf (oracle) level is computed (costly on the larger games)")
     parser.add_argument("--stronger", metavar="SOLVER:T:DEPTH[,...]",
-                        help="the stronger-search rows' searches (default dcfr:4096:2,lcfr:1024:4; --quick "
+                        help="the stronger-search rows' searches (default dcfr:4096:2,lcfr:1024:6; --quick "
                              "dcfr:512:2,lcfr:256:4; 'none' skips them)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
                         help="a training override for the cells trained or resumed now, e.g. trainer.device=cuda "
@@ -524,7 +537,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             game_cells = [c for c in cells if c.rsplit("-", 1)[0] == game]
             if not game_cells:
                 continue
-            refs[game] = references(game, plan, out, args.threads, game in oracle_games, args.progress)
+            refs[game] = references(game, plan, out, args.threads, game in oracle_games, args.progress, stronger)
             for cell in game_cells:
                 run_dir = train(cell, plan, out, args.progress, args.overrides)
                 ev = evaluate_cell(cell, run_dir, plan, args.threads, args.progress)

@@ -178,6 +178,8 @@ def test_table2_quick_pipeline(tmp_path, capsys):
     for game in ("1x3f", "kuhn"):
         assert refs[game]["full_lcfr"] < 0.01 and refs[game]["full_lfp"] < 0.05
         assert refs[game]["oracle"] < refs[game]["zero"] / 4
+        # The zero net under each stronger search: what that search does without learned values.
+        assert 0 <= refs[game]["zero_dcfr_T512_d2"] and 0 <= refs[game]["zero_lcfr_T256_d4"]
     for name, cell in summary["cells"].items():
         assert cell["seeds"] == [0, 1, 2]
         assert 0 <= cell["min"] <= cell["mean"] <= cell["max"] < 1.0
@@ -215,6 +217,7 @@ def test_table2_quick_pipeline(tmp_path, capsys):
     assert "ours: ReBeL with CFR-D" in md and "exact leaf values (oracle net)" in md
     assert "ours, stronger search (DCFR, T = 512, depth 2): the CFR-D net" in md
     assert "ours, stronger search (LCFR, T = 256, depth 4): the FP net" in md
+    assert "zero net, stronger search (LCFR, T = 256, depth 4), seed 0" in md
     for game in ("1x3f", "kuhn"):
         assert (out / f"curves_{game}.png").stat().st_size > 10_000
     capsys.readouterr()

@@ -467,7 +467,12 @@ def plot_curves(game: str, cells: Dict[str, Path], refs: Dict[str, Any], plan: P
         return False
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
     for solver, run_dir in cells.items():
-        rows = [r for r in read_metrics(run_dir) if r.get("kind") is None and "exploitability" in r]
+        records = read_metrics(run_dir)
+        rows = [r for r in records if r.get("kind") is None and "exploitability" in r]
+        final = next((r for r in records if r.get("kind") == "final" and "evaluation" in r), None)
+        if final and (not rows or rows[-1]["epoch"] != final["epoch"]):  # the final net's evaluation
+            rows.append({"wall_seconds": final["wall_seconds"], "examples_generated": final["examples_generated"],
+                         "exploitability": final["evaluation"]["exploitability"]})
         if not rows:
             continue
         label = {"cfr": "ReBeL CFR-D", "fp": "ReBeL FP"}[solver]

@@ -15,7 +15,9 @@ Everything is cached: a killed training resumes from its checkpoint, each evalua
 in ``OUT/NAME/time_to_target.json`` as it finishes, and ``--force NAME`` starts one again.
 ``OUT/time_to_target.md`` sums up every finished name. ``--from-run DIR`` measures a run
 trained elsewhere with ``run.snapshot_every`` (a Table 2 cell, say) instead of training one;
-its training time excludes the evaluations it ran (``training_seconds``).
+its training time excludes the evaluations it ran (``training_seconds``). A larger
+``--minutes`` than a run was trained with extends its training (a target not reached in the
+first budget).
 
     python experiments/time_to_target.py --name 1x5f-paper --config liars_dice_1x5f_paper \\
         --target 0.03 --minutes 60 --snapshot-every 20 --out experiments/results/time_to_target
@@ -60,12 +62,17 @@ def read_metrics(run_dir: Path) -> List[Dict[str, Any]]:
 
 
 def train(args: argparse.Namespace, run_dir: Path) -> None:
-    """Trains (or resumes) the run until its final record; nothing if it is finished."""
-    if any(r.get("kind") == "final" for r in read_metrics(run_dir)):
-        return
+    """Trains (or resumes) the run until its final record; nothing if it is finished. A run
+    that stopped at an earlier --minutes is extended to this one (its snapshots and their
+    evaluations stay valid: the training continues exactly where it stopped)."""
+    finals = [r for r in read_metrics(run_dir) if r.get("kind") == "final"]
+    if finals:
+        epochs = load_train_config(str(run_dir / RunDirectory.CONFIG)).run.epochs
+        if finals[-1]["training_seconds"] >= 60 * args.minutes - 1 or finals[-1]["epoch"] >= epochs:
+            return
     base = [sys.executable, "-m", "rebel", "train", "--no-progress"]
     if (run_dir / RunDirectory.CHECKPOINT).is_file():
-        cmd = base + ["--resume", str(run_dir)]
+        cmd = base + ["--resume", str(run_dir), f"run.max_minutes={args.minutes:g}"]
     else:
         if run_dir.exists():
             raise Refused(f"{run_dir} exists without a checkpoint; remove it or pass --force {args.name}")
@@ -208,6 +215,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                 "eval_iterations": args.eval_iterations}
     state: Dict[str, Any] = json.loads(result_path.read_text()) if result_path.is_file() else {}
     for key, value in {**identity, **protocol}.items():
+        if key == "minutes" and key in state and value > state[key]:
+            continue  # a longer run: the training is extended, the evaluations kept
         if key in state and state[key] != value:
             return refuse(f"{run_dir} was measured with {key}={state[key]!r}, not {value!r}; pass --force to start again")
     state.update(identity)

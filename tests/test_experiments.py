@@ -343,6 +343,12 @@ def test_time_to_target_applies_its_rule_to_the_snapshots(tmp_path, capsys):
     assert (out / "q" / "metrics.jsonl").stat().st_mtime_ns == stamp
     assert json.loads((out / "q" / "time_to_target.json").read_text())["reached"] == reached
 
+    # A larger --minutes extends a run that stopped at its time limit (here: at run.epochs, so
+    # nothing to do) and keeps the evaluations; a smaller one is refused below.
+    assert ttt.main([*args, "--minutes", "20"]) == 0
+    assert (out / "q" / "metrics.jsonl").stat().st_mtime_ns == stamp
+    capsys.readouterr()
+
     # --from-run measures an existing run's snapshots the same way (here the same run).
     assert ttt.main(["--from-run", str(out / "q"), "--name", "again", "--target", "0.25", "--repeats", "16",
                      "--threads", "1", "--no-progress", "--out", str(out)]) == 0
@@ -359,8 +365,10 @@ def test_time_to_target_applies_its_rule_to_the_snapshots(tmp_path, capsys):
     assert "kept no snapshots" in capsys.readouterr().err
     assert ttt.main(["--from-run", str(out / "q"), "--config", "quick", "--out", str(out)]) == 2
     assert ttt.main(["--name", "x", "--out", str(out)]) == 2
-    assert ttt.main([*args[:-2], "--out", str(out), "--target", "0.1"]) == 2
+    assert ttt.main([*args[:-2], "--out", str(out), "--target", "0.1", "--minutes", "20"]) == 2
     assert "was measured with target=0.25" in capsys.readouterr().err
+    assert ttt.main([*args, "--minutes", "5"]) == 2
+    assert "was measured with minutes=20" in capsys.readouterr().err
     assert ttt.main(["--name", "a/b", "--config", "quick", "--out", str(out)]) == 2
     assert ttt.main(["--name", "r", "--config", "quick", "--set", "trainer.lrr=1", "--out", str(out)]) == 2
     assert "trainer.lrr" in capsys.readouterr().err

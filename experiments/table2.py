@@ -359,7 +359,13 @@ def references(game_key: str, plan: Plan, out: Path, threads: int, oracle: bool,
             refs[f"{key}_seconds"] = time.perf_counter() - start
             changed = True
     if changed:
-        _write_json(path, all_refs)
+        # Merge into the file as it is now, not as it was read: another table2.py may have
+        # added references while these were computed (an hour for an oracle row).
+        current = read_json(path, "references") if path.is_file() else {"format": FORMAT, "games": {}}
+        merged = current["games"].setdefault(game_key, {})
+        merged.update(refs)
+        _write_json(path, current)
+        refs = merged
     return refs
 
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <stdexcept>
 
 #include "nets/cpu_features.h"
@@ -26,6 +25,21 @@ int int16_qmax(int in) {
 }
 
 namespace {
+
+// The row's quantisation factor qmax / max|x| and its scale max|x| / qmax; a row whose
+// factor would overflow (all zero, or tiny) gets factor 0 and scale 0. Weight rows and
+// activation rows follow the same rule.
+void row_factors(float max_abs, int qmax, float* factor, float* scale) {
+  const float q = static_cast<float>(qmax);
+  const float f = max_abs > 0.0f ? q / max_abs : 0.0f;
+  if (!std::isfinite(f) || f == 0.0f) {
+    *factor = 0.0f;
+    *scale = 0.0f;
+  } else {
+    *factor = f;
+    *scale = max_abs / q;
+  }
+}
 
 #if REBEL_INT16_KERNELS
 
@@ -93,20 +107,6 @@ const Int16Kernel kVnniKernel{"avx512vnni", linear_vnni};
 
 __mmask16 tail_mask(int remaining) {
   return remaining >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << remaining) - 1u);
-}
-
-// The row's quantisation factor qmax / max|x| and its scale max|x| / qmax; a row whose
-// factor would overflow (all zero, or tiny) gets factor 0 and scale 0.
-void row_factors(float max_abs, int qmax, float* factor, float* scale) {
-  const float q = static_cast<float>(qmax);
-  const float f = max_abs > 0.0f ? q / max_abs : 0.0f;
-  if (!std::isfinite(f) || f == 0.0f) {
-    *factor = 0.0f;
-    *scale = 0.0f;
-  } else {
-    *factor = f;
-    *scale = max_abs / q;
-  }
 }
 
 #endif  // REBEL_INT16_KERNELS
@@ -192,21 +192,17 @@ Int16Linear::Int16Linear(const Int16Kernel& kernel, const float* weight, const f
   weight_.assign(static_cast<size_t>(panels_) * k_pad_ * kInt16PanelCols, int16_t{0});
   w_scale_.assign(static_cast<size_t>(panels_) * kInt16PanelCols, 0.0f);
   bias_.assign(static_cast<size_t>(panels_) * kInt16PanelCols, 0.0f);
+  // The weights arrive finite (parse_mlp_weights checks every value).
   const float q = static_cast<float>(qmax_);
   for (int o = 0; o < out; ++o) {
     const float* row = weight + static_cast<size_t>(o) * in;
     float max_abs = 0.0f;
-    for (int k = 0; k < in; ++k) {
-      if (!std::isfinite(row[k])) {
-        throw std::invalid_argument("MLP weight " + std::to_string(row[k]) + " (output " + std::to_string(o) +
-                                    ", input " + std::to_string(k) + ") is not finite");
-      }
-      max_abs = std::max(max_abs, std::fabs(row[k]));
-    }
-    const float s = max_abs / q;  // rounded once, as the reference computes it
+    for (int k = 0; k < in; ++k) max_abs = std::max(max_abs, std::fabs(row[k]));
+    float factor, s;
+    row_factors(max_abs, qmax_, &factor, &s);
     const int p = o / kInt16PanelCols, j = o % kInt16PanelCols;
     int16_t* panel = weight_.data() + static_cast<size_t>(p) * k_pad_ * kInt16PanelCols;
-    if (s > 0.0f && std::isfinite(q / max_abs)) {
+    if (s > 0.0f) {
       for (int k = 0; k < in; ++k) {
         const float v = std::nearbyint(row[k] / s);
         panel[(static_cast<size_t>(k / 2) * kInt16PanelCols + j) * 2 + k % 2] =

@@ -97,7 +97,7 @@ MlpKernels mlp_kernels(const std::string& precision, const std::string& isa, boo
     } else if (is_int16_isa(isa) || (isa == "auto" && allow_int16 && cpu_features().int16_faster)) {
       k.int16 = &int16_kernel(isa);
     } else if (isa != "auto") {
-      k.fp32 = &gemm_kernel(isa);  // an unknown name: gemm_kernel says so
+      throw std::invalid_argument("unknown isa '" + isa + "' (expected auto or a fp32, bf16 or int16 kernel)");
     }
     k.fp32 = &gemm_kernel("auto");
   } else {

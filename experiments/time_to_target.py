@@ -8,8 +8,11 @@ where seed 0 reads at or below the target, the other seeds too. The time to targ
 training time (self-play and gradient steps, wall clock) of the first snapshot whose mean over
 the seeds is at or below the target; its resolution is the snapshot interval. A snapshot
 passed over because seed 0 read above the target is not evaluated further (the rule, fixed in
-advance, so the measurement is not the best of many evaluations). ``--curve`` evaluates every
-snapshot with seed 0 as well (a learning curve at no cost to the training clock).
+advance, so the measurement is not the best of many evaluations). A finished run whose last
+epoch is not a multiple of the snapshot interval has its final net (``weights.bin``) evaluated
+as one more point after the snapshots, by the same rule, so a run that misses the target ends
+on its final net. ``--curve`` evaluates every snapshot with seed 0 as well (a learning curve at
+no cost to the training clock).
 
 Everything is cached: a killed training resumes from its checkpoint, each evaluation is kept
 in ``OUT/NAME/time_to_target.json`` as it finishes, and ``--force NAME`` starts one again.
@@ -33,7 +36,7 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from rebel.cli.common import emit_report
 from rebel.cli.train import _config_path
@@ -92,6 +95,20 @@ def training_clock(run_dir: Path) -> Dict[int, Dict[str, float]]:
     return clock
 
 
+def nets_to_evaluate(run_dir: Path) -> List[Tuple[int, Path]]:
+    """The snapshots in epoch order, then the final net of a finished run where its epoch was not
+    kept as a snapshot (``weights.bin`` is the net of the last epoch while the final record is the
+    last line of the metrics: a run resumed past it writes epoch lines after it)."""
+    nets = RunDirectory(run_dir).snapshots()
+    records = read_metrics(run_dir)
+    weights = run_dir / RunDirectory.WEIGHTS
+    if records and records[-1].get("kind") == "final" and weights.is_file():
+        final_epoch = records[-1]["epoch"]
+        if all(epoch != final_epoch for epoch, _ in nets):
+            nets.append((final_epoch, weights))
+    return nets
+
+
 def evaluate_snapshot(args: argparse.Namespace, run_dir: Path, path: Path, seed: int) -> Dict[str, Any]:
     """Mode (b) with the run's own search settings (its config.yaml) and a float32 net."""
     config = load_train_config(str(run_dir / RunDirectory.CONFIG))
@@ -111,7 +128,7 @@ def measure(args: argparse.Namespace, run_dir: Path, state: Dict[str, Any], save
     clock = training_clock(run_dir)
     evals: Dict[str, Dict[str, Any]] = state.setdefault("evaluations", {})
     state["reached"] = None
-    for epoch, path in RunDirectory(run_dir).snapshots():
+    for epoch, path in nets_to_evaluate(run_dir):
         if epoch not in clock:
             continue  # kept by a run that was killed before this epoch's metrics line
         entry = evals.setdefault(str(epoch), {"epoch": epoch, **clock[epoch], "seeds": {}})

@@ -357,6 +357,17 @@ def test_time_to_target_applies_its_rule_to_the_snapshots(tmp_path, capsys):
     assert "| again |" in (out / "time_to_target.md").read_text()
     capsys.readouterr()
 
+    # A run whose last epoch falls between snapshots: its final net is the last point evaluated.
+    short = ["--name", "short", "--config", "quick", "--set", "selfplay.threads=1", "--set", "run.epochs=6",
+             "--target", "0.01", "--minutes", "10", "--snapshot-every", "4", "--repeats", "16", "--threads", "1",
+             "--no-progress", "--out", str(out)]
+    assert ttt.main(short) == 0
+    state = json.loads((out / "short" / "time_to_target.json").read_text())
+    assert sorted(int(k) for k in state["evaluations"]) == [0, 4, 6]
+    assert state["reached"] is None and state["epochs"] == 6
+    assert state["evaluations"]["6"]["seeds"]["0"]["exploitability"] < state["evaluations"]["0"]["seeds"]["0"]["exploitability"]
+    capsys.readouterr()
+
     # Bad input: exit 2 with one line.
     (out / "q" / "snapshots" / "epoch_000000.bin").rename(out / "moved.bin")
     for p in (out / "q" / "snapshots").iterdir():

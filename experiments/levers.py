@@ -59,6 +59,16 @@ VARIANTS: Dict[str, List[str]] = {
                           "search.iterations=256"],
     "bf16-r16-ema-b1024": ["search.precision=bf16", "trainer.train_ratio=16", "trainer.ema_decay=0.998",
                            "trainer.batch_size=1024", "trainer.lr=6e-4"],
+    # One change each from a shipped config (--config liars_dice_1x5f: its precision, ratio 16
+    # and weight averaging are already in it), beside "shipped", the config as it is.
+    "shipped": [],
+    "shipped-b1024": ["trainer.batch_size=1024", "trainer.lr=6e-4"],  # half the steps, twice the lr
+    "shipped-lr1e-3": ["trainer.lr=1e-3"],
+    "shipped-T256": ["search.iterations=256"],   # self-play only: the evaluation keeps the base T
+    "shipped-dcfr": ["search.solver=dcfr"],      # DCFR in self-play's subgames
+    "shipped-h512": ["model.hidden=512"],        # a wider net: 4x the flops per leaf query
+    "shipped-l3": ["model.layers=3"],            # a deeper net
+    "shipped-noema": ["trainer.ema_decay=0"],    # the weight-averaging pair with "shipped"
 }
 #: What every lever run sets: no evaluation while training (measured afterwards, identically).
 RUN_OVERRIDES = ["evaluation.every=0", "evaluation.final=false", "evaluation.references=false",

@@ -383,3 +383,25 @@ def test_time_to_target_applies_its_rule_to_the_snapshots(tmp_path, capsys):
     assert ttt.main(["--name", "a/b", "--config", "quick", "--out", str(out)]) == 2
     assert ttt.main(["--name", "r", "--config", "quick", "--set", "trainer.lrr=1", "--out", str(out)]) == 2
     assert "trainer.lrr" in capsys.readouterr().err
+
+
+def test_every_lever_variant_is_a_valid_config(capsys):
+    """experiments/levers.py: each named variant's overrides load on the config it is meant for
+    (the paper-settings variants on liars_dice_1x4f_paper, the shipped-* ones on
+    liars_dice_1x5f) and change what they say; an unknown variant exits 2 naming it."""
+    from rebel.cli.train import _config_path
+    from rebel.config.train import load_train_config
+
+    levers = load("levers")
+    for name, overrides in levers.VARIANTS.items():
+        base = "liars_dice_1x5f" if name.startswith("shipped") else "liars_dice_1x4f_paper"
+        config = load_train_config(_config_path(base), overrides)
+        for item in overrides:
+            key, text = item.split("=")
+            section, field = key.split(".")
+            value = getattr(getattr(config, section), field)
+            assert (value == float(text)) if isinstance(value, (int, float)) else (value == text), (name, item)
+    shipped = load_train_config(_config_path("liars_dice_1x5f"), levers.VARIANTS["shipped-noema"])
+    assert shipped.trainer.ema_decay == 0 and shipped.trainer.train_ratio == 16
+    assert levers.main(["--variants", "shipped,warp-drive", "--out", "/nonexistent"]) == 2
+    assert "unknown variant 'warp-drive'" in capsys.readouterr().err

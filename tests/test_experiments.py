@@ -405,3 +405,25 @@ def test_every_lever_variant_is_a_valid_config(capsys):
     assert shipped.trainer.ema_decay == 0 and shipped.trainer.train_ratio == 16
     assert levers.main(["--variants", "shipped,warp-drive", "--out", "/nonexistent"]) == 2
     assert "unknown variant 'warp-drive'" in capsys.readouterr().err
+
+
+def test_oracle_cost_times_two_small_evaluations_and_extrapolates(tmp_path, capsys):
+    """experiments/oracle_cost.py on 1x3f (T = 16): both oracle evaluations finish, the fit
+    passes through them, and a run stopped by --timeout becomes a lower bound."""
+    cost = load("oracle_cost")
+    out = tmp_path / "cost.json"
+    assert cost.main(["--games", "1x3f", "--iters", "16", "--repeats", "2", "4", "--out", str(out)]) == 0
+    game = json.loads(out.read_text())["games"]["1x3f"]
+    small, large = game["runs"]
+    assert small["finished"] and large["finished"] and 0 <= small["exploitability"] < 1
+    estimate = game["estimate_n1024"]
+    assert estimate["fixed_seconds"] + 2 * estimate["per_policy_seconds"] == pytest.approx(small["seconds"])
+    assert estimate["seconds"] == pytest.approx(estimate["fixed_seconds"] + 1024 * estimate["per_policy_seconds"])
+    bound = cost.extrapolate(small, {"repeats": 4, "finished": False, "seconds_at_least": small["seconds"] + 2.0}, 1024)
+    assert bound["seconds_at_least"] == pytest.approx(small["seconds"] + 1.0 * 1022)
+    assert cost.extrapolate({"repeats": 2, "finished": False, "seconds_at_least": 9.0}, large, 1024) == {
+        "seconds_at_least": 9.0, "basis": "N = 2 did not finish"}
+    capsys.readouterr()
+    assert cost.main(["--games", "3x9f", "--out", str(out)]) == 2
+    assert "unknown game '3x9f'" in capsys.readouterr().err
+    assert cost.main(["--games", "1x3f", "--repeats", "4", "2", "--out", str(out)]) == 2

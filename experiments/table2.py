@@ -391,8 +391,22 @@ def cell_row(cell: str, run_dir: Path, ev: Dict[str, Any]) -> Dict[str, Any]:
             "stronger": [{k: x[k] for k in ("protocol", "mean", "min", "max")} for x in stronger_evaluations(run_dir)]}
 
 
-def markdown(rows: Dict[str, Dict[str, Any]], refs: Dict[str, Dict[str, Any]], plan: Plan) -> str:
+def oracle_estimates(out: Path) -> Dict[str, Dict[str, Any]]:
+    """Per game, what the oracle row would cost (experiments/oracle_cost.py's file, if there)."""
+    path = out / "oracle_cost.json"
+    if not path.is_file():
+        return {}
+    try:
+        games = json.loads(path.read_text())["games"]
+        return {game: entry["estimate_n1024"] for game, entry in games.items()}
+    except (ValueError, KeyError, TypeError) as e:
+        raise Refused(f"{path} is not an oracle_cost.py file ({e})") from None
+
+
+def markdown(rows: Dict[str, Dict[str, Any]], refs: Dict[str, Dict[str, Any]], plan: Plan,
+             oracle_cost: Optional[Dict[str, Dict[str, Any]]] = None) -> str:
     games = list(plan.games)
+    oracle_cost = oracle_cost or {}
     head = "| | " + " | ".join(games) + " |\n|---|" + "---|" * len(games) + "\n"
 
     def line(label: str, values: List[str]) -> str:
@@ -434,7 +448,15 @@ def markdown(rows: Dict[str, Dict[str, Any]], refs: Dict[str, Dict[str, Any]], p
         text += line(f"ours, stronger search ({label}): the FP net", [strong(g, "fp") for g in games])
         text += line(f"ours, stronger search ({label}): the CFR-D net", [strong(g, "cfr") for g in games])
         text += line(f"zero net, stronger search ({label}), seed 0", [ref(g, f"zero_{search_key(st)}") for g in games])
-    text += line("exact leaf values (oracle net), same protocol", [ref(g, "oracle") for g in games])
+    def oracle(game: str) -> str:
+        estimate = oracle_cost.get(game)
+        if ref(game, "oracle") != "not computed" or estimate is None:
+            return ref(game, "oracle")
+        if "seconds" in estimate:
+            return f"not computed (N = {plan.repeats}: about {estimate['seconds'] / 3600:.1f} h, oracle_cost.json)"
+        return f"not computed (N = {plan.repeats}: over {estimate['seconds_at_least'] / 3600:.1f} h, oracle_cost.json)"
+
+    text += line("exact leaf values (oracle net), same protocol", [oracle(g) for g in games])
     text += line("zero net, same protocol", [ref(g, "zero") for g in games])
     text += (f"\nProtocol: mode (b), depth {plan.depth}, T = {plan.iterations}, N = {plan.repeats} sampled policies, "
              f"evaluation seeds {plan.seeds}.\n\n")
@@ -572,7 +594,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                                                                          "stronger_searches":
                                                                              stronger_searches(ordered, plan)},
                                           "paper": plan.paper, "references": all_refs, "cells": ordered})
-        (out / "table2.md").write_text(markdown(ordered, all_refs, plan))
+        (out / "table2.md").write_text(markdown(ordered, all_refs, plan, oracle_estimates(out)))
         for game in plan.games:
             done = {c.rsplit("-", 1)[1]: out / c for c in ordered if c.rsplit("-", 1)[0] == game}
             if done:

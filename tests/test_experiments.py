@@ -427,3 +427,19 @@ def test_oracle_cost_times_two_small_evaluations_and_extrapolates(tmp_path, caps
     assert cost.main(["--games", "3x9f", "--out", str(out)]) == 2
     assert "unknown game '3x9f'" in capsys.readouterr().err
     assert cost.main(["--games", "1x3f", "--repeats", "4", "2", "--out", str(out)]) == 2
+
+
+def test_table2_oracle_row_shows_the_measured_cost_where_not_computed(tmp_path):
+    """Where a game's oracle row was not computed, table2.md gives oracle_cost.py's estimate
+    (or its lower bound); a computed row keeps its number; a broken cost file exits 2."""
+    table2 = load("table2")
+    refs = {"1x4f": {"oracle": 0.0165}}
+    cost = {"1x4f": {"seconds": 2040.0}, "1x5f": {"seconds": 5.4 * 3600}, "2x3f": {"seconds_at_least": 20 * 3600}}
+    md = table2.markdown({}, refs, table2.FULL_PLAN, cost)
+    row = next(line for line in md.splitlines() if line.startswith("| exact leaf values"))
+    assert row == ("| exact leaf values (oracle net), same protocol | 0.0165 | not computed (N = 1024: about 5.4 h, "
+                   "oracle_cost.json) | not computed | not computed (N = 1024: over 20.0 h, oracle_cost.json) |")
+    (tmp_path / "oracle_cost.json").write_text("{\"games\": {\"1x5f\": {}}}")
+    with pytest.raises(table2.Refused, match="not an oracle_cost.py file"):
+        table2.oracle_estimates(tmp_path)
+    assert table2.oracle_estimates(tmp_path / "elsewhere") == {}

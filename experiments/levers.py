@@ -121,7 +121,6 @@ def heldout_set(args: argparse.Namespace) -> HeldOutSet:
 def measure(name: str, overrides: List[str], run_dir: Path, heldout: HeldOutSet,
             args: argparse.Namespace) -> Dict[str, Any]:
     base = load_train_config(_config_path(args.config))
-    variant = load_train_config(_config_path(args.config), overrides)
     rows = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines() if line.strip()]
     epochs = [r for r in rows if "epoch" in r and r.get("kind") is None]
     last = epochs[-1]
@@ -130,11 +129,11 @@ def measure(name: str, overrides: List[str], run_dir: Path, heldout: HeldOutSet,
     net = _core.MlpValueNet(game, weights, precision="fp32")
     evaluations = []
     for seed in args.seeds:
-        # The paper's protocol with the base config's depth and T (the variant may change
-        # the self-play iterations, never the evaluation's).
+        # The paper's protocol with the base config's solver, depth and T (the variant may
+        # change the self-play search, never the evaluation's).
         params = base.game.as_dict()
         params.pop("name")
-        settings = EvalSettings(game=base.game.name, game_params=params, net=weights, solver=variant.search.solver,
+        settings = EvalSettings(game=base.game.name, game_params=params, net=weights, solver=base.search.solver,
                                 depth=base.search.depth, iterations=base.search.iterations, repeats=args.repeats,
                                 threads=args.threads, seed=seed, off_path=base.search.off_path,
                                 precision=args.eval_precision, mode_a=False, full_game=False)

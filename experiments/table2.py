@@ -16,7 +16,9 @@ Everything lands in ``OUT`` (default experiments/results/table2/): one folder pe
 the run (config.yaml, metrics.jsonl, weights.bin; the checkpoint stays but is not
 committed) and ``eval.json``; ``references.json``; ``table2.json`` and ``table2.md``; a
 learning-curve figure per game (``curves_<game>.png``). A killed run resumes from its last
-checkpoint; a finished cell is neither retrained nor re-evaluated unless ``--force CELL``.
+checkpoint; a finished cell is neither retrained nor re-evaluated unless ``--force CELL``. A run
+that cannot resume (its checkpoint lost) is ended at its last recorded epoch by
+``--end-training CELL``, which the results record.
 
 The stronger-search rows evaluate the same final nets under other searches (``--stronger``,
 each SOLVER:T:DEPTH, e.g. LCFR at depth 6 for both nets: the nets were trained on leaves at an
@@ -205,6 +207,44 @@ def trained(run_dir: Path) -> bool:
     return any(r.get("kind") == "final" for r in read_metrics(run_dir))
 
 
+#: Why a run was ended by --end-training (recorded in its final metrics line and in table2.md).
+ENDED_WITHOUT_CHECKPOINT = ("training ended at the last epoch metrics.jsonl records (its checkpoint was lost, "
+                            "so the run could not resume); weights.bin is that epoch's net")
+
+
+def end_training(cell: str, run_dir: Path) -> None:
+    """Ends a cell's training at its last recorded epoch, for a run that cannot resume (its
+    checkpoint is gone, e.g. with a replaced machine): appends the ``final`` record ``rebel
+    train`` would have written there, marked ``ended``, so the cell is evaluated on the net the
+    run last wrote (weights.bin is exported after every epoch, before that epoch's metrics
+    line). No evaluation is carried over: every seed of the protocol is run on weights.bin."""
+    rows = read_metrics(run_dir)
+    if not rows:
+        raise Refused(f"--end-training {cell}: {run_dir} holds no run (no metrics.jsonl)")
+    if trained(run_dir):
+        raise Refused(f"--end-training {cell}: its training has already finished")
+    if (run_dir / "checkpoint.pt").is_file():
+        raise Refused(f"--end-training {cell}: {run_dir} has a checkpoint; resume the run instead "
+                      f"(run the script without --end-training)")
+    if not (run_dir / "weights.bin").is_file():
+        raise Refused(f"--end-training {cell}: {run_dir} has no weights.bin")
+    last = next((r for r in reversed(rows) if r.get("kind") is None and "net_isa" in r), None)
+    if last is None:
+        raise Refused(f"--end-training {cell}: metrics.jsonl records no trained epoch")
+    final = {"kind": "final", "epoch": last["epoch"], "wall_seconds": last["wall_seconds"],
+             "training_seconds": last["training_seconds"],
+             "evaluation_seconds": last["wall_seconds"] - last["training_seconds"],
+             "examples_generated": last["examples_generated"], "examples_trained": last["examples_trained"],
+             "run_dir": str(run_dir), "weights": str(run_dir / "weights.bin"), "ended": ENDED_WITHOUT_CHECKPOINT}
+    path = run_dir / "metrics.jsonl"
+    tmp = path.with_name(path.name + ".tmp")
+    text = path.read_text()
+    tmp.write_text(text + ("" if text.endswith("\n") else "\n") + json.dumps(final) + "\n")
+    os.replace(tmp, path)
+    log.info("%s: training ended at epoch %d (%.1f training minutes, %d examples)", cell, last["epoch"],
+             last["training_seconds"] / 60, last["examples_generated"])
+
+
 def train(cell: str, plan: Plan, out: Path, progress: bool, extra: Sequence[str] = ()) -> Path:
     """Trains the cell (or resumes it from its checkpoint); returns its run directory.
     ``extra``: the --set overrides, after the plan's (on a resume, those --resume accepts)."""
@@ -379,7 +419,10 @@ def cell_row(cell: str, run_dir: Path, ev: Dict[str, Any]) -> Dict[str, Any]:
     final = next(r for r in rows if r.get("kind") == "final")
     evals = [r for r in rows if r.get("kind") is None and "exploitability" in r]
     eval_seconds = sum(r.get("eval_seconds", 0.0) for r in evals)
-    heldout = (final.get("evaluation") or {}).get("heldout_mae")
+    # A run ended by --end-training has no final evaluation: its held-out error is the last
+    # in-run evaluation's, at the epoch given beside it.
+    heldout_source = final.get("evaluation") or next((r for r in reversed(evals) if "heldout_mae" in r), {})
+    heldout = heldout_source.get("heldout_mae")
     return {"cell": cell, "mean": ev["mean"], "min": ev["min"], "max": ev["max"], "stdev": ev["stdev"],
             "seeds": [r["seed"] for r in ev["runs"]], "wall_seconds": final["wall_seconds"],
             # runs since run.budget record their training time (held-out labelling and references
@@ -387,7 +430,9 @@ def cell_row(cell: str, run_dir: Path, ev: Dict[str, Any]) -> Dict[str, Any]:
             "train_seconds_without_evaluation": final.get("training_seconds", final["wall_seconds"] - eval_seconds),
             "examples_generated": final["examples_generated"], "examples_trained": final["examples_trained"],
             "epochs": final["epoch"], "heldout_mae": heldout,
-            "heldout_delta_mean": (final.get("evaluation") or {}).get("heldout_delta_mean"),
+            "heldout_delta_mean": heldout_source.get("heldout_delta_mean"),
+            "heldout_epoch": heldout_source.get("epoch", final["epoch"]) if heldout is not None else None,
+            "ended": final.get("ended"),
             "stronger": [{k: x[k] for k in ("protocol", "mean", "min", "max")} for x in stronger_evaluations(run_dir)]}
 
 
@@ -462,10 +507,18 @@ def markdown(rows: Dict[str, Dict[str, Any]], refs: Dict[str, Dict[str, Any]], p
              f"evaluation seeds {plan.seeds}.\n\n")
     text += ("| cell | training wall min | of which without evaluation | examples generated | epochs | "
              "held-out MAE | held-out mean max error |\n|---|---|---|---|---|---|---|\n")
+    notes = []
     for name, r in rows.items():
-        text += (f"| {name} | {r['wall_seconds'] / 60:.1f} | {r['train_seconds_without_evaluation'] / 60:.1f} | "
-                 f"{r['examples_generated']:,} | {r['epochs']} | {_fmt(r['heldout_mae'])} | "
-                 f"{_fmt(r['heldout_delta_mean'])} |\n")
+        at = "" if r.get("heldout_epoch") in (None, r["epochs"]) else f" (epoch {r['heldout_epoch']})"
+        mark = ""
+        if r.get("ended"):
+            notes.append(f"{name}: {r['ended']}.")
+            mark = f" [{len(notes)}]"
+        text += (f"| {name}{mark} | {r['wall_seconds'] / 60:.1f} | {r['train_seconds_without_evaluation'] / 60:.1f} | "
+                 f"{r['examples_generated']:,} | {r['epochs']} | {_fmt(r['heldout_mae'])}{at} | "
+                 f"{_fmt(r['heldout_delta_mean'])}{at} |\n")
+    if notes:
+        text += "\n" + "".join(f"[{i}] {n}\n" for i, n in enumerate(notes, 1))
     return text
 
 
@@ -550,6 +603,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
                         help="a training override for the cells trained or resumed now, e.g. trainer.device=cuda "
                              "or selfplay.threads=8 (repeatable; recorded in each run's config.yaml)")
+    parser.add_argument("--end-training", action="append", default=[], metavar="CELL",
+                        help="end CELL's training at the last epoch its metrics record and evaluate that net "
+                             "(for a run whose checkpoint was lost; recorded in the results)")
     parser.add_argument("--no-progress", dest="progress", action="store_false")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
@@ -561,6 +617,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         out.mkdir(parents=True, exist_ok=True)
         for cell in forced:
             shutil.rmtree(out / cell, ignore_errors=True)
+            if cell not in cells:
+                cells.append(cell)
+        for cell in parse_cells(",".join(args.end_training), plan) if args.end_training else []:
+            end_training(cell, out / cell)
             if cell not in cells:
                 cells.append(cell)
         oracle_games = {g.strip() for g in args.oracle.split(",") if g.strip()}

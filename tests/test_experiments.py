@@ -264,6 +264,43 @@ def test_table2_quick_pipeline(tmp_path, capsys):
     assert (out / "kuhn-fp" / "weights.bin").is_file()
 
 
+def test_table2_end_training_after_a_lost_checkpoint(tmp_path, capsys):
+    """A run whose checkpoint is gone (a replaced machine) cannot resume: the script refuses it
+    until --end-training ends it at its last recorded epoch, marked as such in the results, and
+    evaluates every seed afresh on the net that epoch wrote."""
+    table2 = load("table2")
+    out = tmp_path / "t2"
+    args = ["--quick", "--out", str(out), "--cells", "kuhn-cfr", "--stronger", "none", "--oracle", "", "--no-progress"]
+    assert table2.main(args) == 0
+    cell = out / "kuhn-cfr"
+    lines = (cell / "metrics.jsonl").read_text().splitlines()
+    finished = json.loads(lines[-1])
+    assert finished["kind"] == "final" and finished["epoch"] == 14
+    # The run as a lost machine leaves it: killed after epoch 12, checkpoint and evaluation gone.
+    epoch12 = next(i for i, line in enumerate(lines) if json.loads(line).get("epoch") == 12)
+    (cell / "metrics.jsonl").write_text("\n".join(lines[:epoch12 + 1]) + "\n")
+    for name in ("checkpoint.pt", "eval.json"):
+        (cell / name).unlink()
+    capsys.readouterr()
+    assert table2.main(args) == 2
+    assert "holds a run without a checkpoint" in capsys.readouterr().err
+    assert table2.main(args + ["--end-training", "kuhn-cfr"]) == 0
+    final = json.loads((cell / "metrics.jsonl").read_text().splitlines()[-1])
+    last = json.loads(lines[epoch12])
+    assert final["kind"] == "final" and final["ended"] == table2.ENDED_WITHOUT_CHECKPOINT
+    assert (final["epoch"], final["examples_generated"], final["training_seconds"]) == \
+        (12, last["examples_generated"], last["training_seconds"])
+    runs = json.loads((cell / "eval.json").read_text())["runs"]
+    assert [r["seed"] for r in runs] == [0, 1, 2] and all("source" not in r for r in runs)
+    row = json.loads((out / "table2.json").read_text())["cells"]["kuhn-cfr"]
+    assert row["epochs"] == 12 and row["ended"] == table2.ENDED_WITHOUT_CHECKPOINT
+    assert "kuhn-cfr [1]" in (out / "table2.md").read_text()
+    capsys.readouterr()
+    # Once ended, the cell is finished: ending it again is refused, nothing is changed.
+    assert table2.main(args + ["--end-training", "kuhn-cfr"]) == 2
+    assert "already finished" in capsys.readouterr().err
+
+
 def test_rebel_tictactoe_target_analysis(tmp_path):
     """When a run first reached the target and from when on it stayed there (the figures
     docs/alphazero.md quotes), and the exact-leaf net answers the solver's values."""

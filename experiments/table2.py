@@ -540,6 +540,16 @@ def _fmt(v: Optional[float]) -> str:
     return f"{v:.4f}" if isinstance(v, (int, float)) else "-"
 
 
+def final_seed0(run_dir: Path, final: Dict[str, Any]) -> Optional[float]:
+    """Seed 0 on the final net: the run's own final evaluation, or (for a run ended by
+    --end-training, which has none) eval.json's seed-0 run."""
+    if "evaluation" in final:
+        return final["evaluation"]["exploitability"]
+    path = run_dir / "eval.json"
+    runs = read_json(path, "evaluation").get("runs", []) if path.is_file() else []
+    return next((r["exploitability"] for r in runs if r.get("seed") == 0), None)
+
+
 def plot_curves(game: str, cells: Dict[str, Path], refs: Dict[str, Any], plan: Plan, path: Path) -> bool:
     """Exploitability against wall minutes and against examples, both solvers, reference lines."""
     try:
@@ -554,10 +564,11 @@ def plot_curves(game: str, cells: Dict[str, Path], refs: Dict[str, Any], plan: P
     for solver, run_dir in cells.items():
         records = read_metrics(run_dir)
         rows = [r for r in records if r.get("kind") is None and "exploitability" in r]
-        final = next((r for r in records if r.get("kind") == "final" and "evaluation" in r), None)
-        if final and (not rows or rows[-1]["epoch"] != final["epoch"]):  # the final net's evaluation
+        final = next((r for r in records if r.get("kind") == "final"), None)
+        final_value = final_seed0(run_dir, final) if final else None
+        if final_value is not None and (not rows or rows[-1]["epoch"] != final["epoch"]):  # the final net
             rows.append({"wall_seconds": final["wall_seconds"], "examples_generated": final["examples_generated"],
-                         "exploitability": final["evaluation"]["exploitability"]})
+                         "exploitability": final_value})
         if not rows:
             continue
         label = {"cfr": "ReBeL CFR-D", "fp": "ReBeL FP"}[solver]

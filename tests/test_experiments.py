@@ -295,6 +295,7 @@ def test_table2_end_training_after_a_lost_checkpoint(tmp_path, capsys):
     row = json.loads((out / "table2.json").read_text())["cells"]["kuhn-cfr"]
     assert row["epochs"] == 12 and row["ended"] == table2.ENDED_WITHOUT_CHECKPOINT
     assert "kuhn-cfr [1]" in (out / "table2.md").read_text()
+    assert (out / "curves_kuhn.png").stat().st_size > 10_000  # the final point from eval.json
     capsys.readouterr()
     # Once ended, the cell is finished: ending it again is refused, nothing is changed.
     assert table2.main(args + ["--end-training", "kuhn-cfr"]) == 2

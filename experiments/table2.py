@@ -69,6 +69,11 @@ class Plan:
     seeds: List[int]
     paper: Dict[str, Dict[str, float]]
     stronger: List[Dict[str, Any]]  # [{solver, iterations, depth}]: the stronger-search rows
+    # The net's arithmetic in every evaluation: float32, whatever kernel self-play ran. Rounded
+    # kernels (bf16, int16) move a mode-(b) number by about its seed spread on the larger games
+    # (2x3f CFR-D final net, seed 0: 0.0172 fp32, 0.0218 bf16), and which one `auto` picks
+    # depends on the CPU; float32 keeps the table comparable across machines.
+    precision: str = "fp32"
 
 
 FULL_PLAN = Plan(
@@ -103,13 +108,16 @@ FULL_PLAN = Plan(
 )
 
 QUICK_PLAN = Plan(
+    # search.precision=fp32: self-play runs the net as the protocol evaluates it, so seed 0 is
+    # the run's own final evaluation (the reuse is tested).
     games={
         "1x3f": {"config": "quick", "minutes": 5,
                  "overrides": ["run.epochs=14", "selfplay.threads=1", "evaluation.every=7", "evaluation.repeats=16",
-                               "evaluation.heldout_steps=32"]},
+                               "evaluation.heldout_steps=32", "search.precision=fp32"]},
         "kuhn": {"config": "kuhn", "minutes": 5,
                  "overrides": ["run.epochs=14", "selfplay.threads=1", "evaluation.every=7", "evaluation.repeats=16",
-                               "evaluation.heldout_steps=32", "search.iterations=256"]},
+                               "evaluation.heldout_steps=32", "search.iterations=256",
+                               "search.precision=fp32"]},
     },
     repeats=16, iterations=256, depth=2, full_iterations=256, seeds=[0, 1, 2], paper={},
     stronger=[{"solver": "dcfr", "iterations": 512, "depth": 2}, {"solver": "lcfr", "iterations": 256, "depth": 4}],
@@ -291,8 +299,8 @@ def final_evaluation(run_dir: Path, config: Any, plan: Plan, threads: int, seed:
     same = (evaluation.get("epoch") == final.get("epoch") if final else False) and "exploitability" in evaluation \
         and (e.repeats, s.iterations, s.depth, e.seed, e.threads, e.backend) == \
         (plan.repeats, plan.iterations, plan.depth, seed, threads, "threads")
-    if not same:
-        return None
+    if not same or not last_epoch or last_epoch.get("net_precision") != plan.precision:
+        return None  # (a run whose self-play ran a rounded kernel evaluated with it too)
     return {"seed": seed, "exploitability": evaluation["exploitability"], "br_values": evaluation["br_values"],
             "seconds": evaluation.get("eval_seconds"),
             # the kernel self-play used in the same process, the one its evaluation built too
@@ -319,6 +327,9 @@ def evaluate_cell(cell: str, run_dir: Path, plan: Plan, threads: int, progress: 
         if search and any(cached["protocol"].get(k) != v for k, v in search.items()):
             raise Refused(f"{path}: evaluated with another search ({cached['protocol']}); remove it or pass "
                           f"--force {cell}")
+        if not search and net_precisions(cached) != {plan.precision}:
+            raise Refused(f"{path}: evaluated with the net in {'/'.join(sorted(net_precisions(cached)))}, the table's "
+                          f"protocol runs it in {plan.precision}; pass --reevaluate {cell}")
         return cached
     config = load_train_config(str(run_dir / "config.yaml"))
     params = config.game.as_dict()
@@ -335,7 +346,7 @@ def evaluate_cell(cell: str, run_dir: Path, plan: Plan, threads: int, progress: 
         settings = EvalSettings(game=name, game_params=params, net=str(run_dir / "weights.bin"),
                                 solver=protocol["solver"], depth=protocol["depth"], iterations=protocol["iterations"],
                                 repeats=plan.repeats, threads=threads, seed=seed, off_path=config.search.off_path,
-                                precision=config.search.precision, mode_a=False, full_game=False)
+                                precision=plan.precision, mode_a=False, full_game=False)
         result = evaluate(settings, progress=progress)
         runs.append({"seed": seed, "exploitability": result["mode_b"][-1]["exploitability"],
                      "br_values": result["mode_b"][-1]["br_values"], "seconds": result["seconds"]["mode_b"],
@@ -345,11 +356,27 @@ def evaluate_cell(cell: str, run_dir: Path, plan: Plan, threads: int, progress: 
     expl = [r["exploitability"] for r in runs]
     out = {"format": FORMAT, "cell": cell, "protocol": {"mode": "b", "depth": protocol["depth"],
                                                         "iterations": protocol["iterations"], "repeats": plan.repeats,
-                                                        "solver": protocol["solver"]},
+                                                        "solver": protocol["solver"], "precision": plan.precision},
            "runs": runs, "mean": statistics.mean(expl), "min": min(expl), "max": max(expl),
            "stdev": statistics.stdev(expl) if len(expl) > 1 else 0.0}
     _write_json(path, out)
     return out
+
+
+def net_precisions(evaluation: Dict[str, Any]) -> set:
+    """The net precisions an evaluation's seeds ran (``"unknown"`` where a run did not record it)."""
+    return {(r.get("net_kernel") or {}).get("precision", "unknown") for r in evaluation.get("runs", [])}
+
+
+def reevaluate(cell: str, run_dir: Path, plan: Plan) -> None:
+    """Removes a cell's cached evaluations that were not run with the protocol's net precision
+    (eval.json and the plan's stronger searches), so this invocation computes them again; other
+    cached searches stay (the table marks their precision)."""
+    paths = [run_dir / "eval.json"] + [stronger_path(run_dir, search) for search in plan.stronger]
+    for path in paths:
+        if path.is_file() and net_precisions(read_json(path, "evaluation")) != {plan.precision}:
+            log.info("%s: %s is evaluated again with the net in %s", cell, path.name, plan.precision)
+            path.unlink()
 
 
 def _write_json(path: Path, obj: Any) -> None:
@@ -433,7 +460,8 @@ def cell_row(cell: str, run_dir: Path, ev: Dict[str, Any]) -> Dict[str, Any]:
             "heldout_delta_mean": heldout_source.get("heldout_delta_mean"),
             "heldout_epoch": heldout_source.get("epoch", final["epoch"]) if heldout is not None else None,
             "ended": final.get("ended"),
-            "stronger": [{k: x[k] for k in ("protocol", "mean", "min", "max")} for x in stronger_evaluations(run_dir)]}
+            "stronger": [{**{k: x[k] for k in ("protocol", "mean", "min", "max")},
+                          "precisions": sorted(net_precisions(x))} for x in stronger_evaluations(run_dir)]}
 
 
 def oracle_estimates(out: Path) -> Dict[str, Dict[str, Any]]:
@@ -488,7 +516,10 @@ def markdown(rows: Dict[str, Dict[str, Any]], refs: Dict[str, Dict[str, Any]], p
             if r is None:
                 return "not trained yet"
             x = next((x for x in r.get("stronger") or [] if _search(x["protocol"]) == st), None)
-            return "not evaluated yet" if x is None else f"{x['mean']:.4f} [{x['min']:.4f}, {x['max']:.4f}]"
+            if x is None:
+                return "not evaluated yet"
+            other = sorted(set(x.get("precisions") or [plan.precision]) - {plan.precision})
+            return f"{x['mean']:.4f} [{x['min']:.4f}, {x['max']:.4f}]" + (f" ({'/'.join(other)} net)" if other else "")
 
         text += line(f"ours, stronger search ({label}): the FP net", [strong(g, "fp") for g in games])
         text += line(f"ours, stronger search ({label}): the CFR-D net", [strong(g, "cfr") for g in games])
@@ -504,7 +535,8 @@ def markdown(rows: Dict[str, Dict[str, Any]], refs: Dict[str, Dict[str, Any]], p
     text += line("exact leaf values (oracle net), same protocol", [oracle(g) for g in games])
     text += line("zero net, same protocol", [ref(g, "zero") for g in games])
     text += (f"\nProtocol: mode (b), depth {plan.depth}, T = {plan.iterations}, N = {plan.repeats} sampled policies, "
-             f"evaluation seeds {plan.seeds}.\n\n")
+             f"evaluation seeds {plan.seeds}, the net in {plan.precision} (a row marked with another precision was "
+             f"evaluated with a rounded kernel before the protocol fixed it).\n\n")
     text += ("| cell | training wall min | of which without evaluation | examples generated | epochs | "
              "held-out MAE | held-out mean max error |\n|---|---|---|---|---|---|---|\n")
     notes = []
@@ -614,6 +646,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
                         help="a training override for the cells trained or resumed now, e.g. trainer.device=cuda "
                              "or selfplay.threads=8 (repeatable; recorded in each run's config.yaml)")
+    parser.add_argument("--reevaluate", action="append", default=[], metavar="CELL",
+                        help="evaluate CELL's final net again where a cached evaluation ran the net in another "
+                             "precision than the protocol's (no retraining)")
     parser.add_argument("--end-training", action="append", default=[], metavar="CELL",
                         help="end CELL's training at the last epoch its metrics record and evaluate that net "
                              "(for a run whose checkpoint was lost; recorded in the results)")
@@ -628,6 +663,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         out.mkdir(parents=True, exist_ok=True)
         for cell in forced:
             shutil.rmtree(out / cell, ignore_errors=True)
+            if cell not in cells:
+                cells.append(cell)
+        for cell in parse_cells(",".join(args.reevaluate), plan) if args.reevaluate else []:
+            reevaluate(cell, out / cell, plan)
             if cell not in cells:
                 cells.append(cell)
         for cell in parse_cells(",".join(args.end_training), plan) if args.end_training else []:
@@ -662,6 +701,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         # even when this invocation skips them with --stronger none).
         _write_json(out / "table2.json", {"format": FORMAT, "protocol": {"depth": plan.depth, "iterations": plan.iterations,
                                                                          "repeats": plan.repeats, "seeds": plan.seeds,
+                                                                         "precision": plan.precision,
                                                                          "stronger_searches":
                                                                              stronger_searches(ordered, plan)},
                                           "paper": plan.paper, "references": all_refs, "cells": ordered})

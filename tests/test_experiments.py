@@ -300,6 +300,17 @@ def test_table2_end_training_after_a_lost_checkpoint(tmp_path, capsys):
     # Once ended, the cell is finished: ending it again is refused, nothing is changed.
     assert table2.main(args + ["--end-training", "kuhn-cfr"]) == 2
     assert "already finished" in capsys.readouterr().err
+    # An evaluation cached with a rounded kernel (before the protocol fixed float32) is refused
+    # until --reevaluate computes it again, with the net in float32.
+    data = json.loads((cell / "eval.json").read_text())
+    stale = {**data, "runs": [{**r, "net_kernel": {"precision": "bf16", "isa": "avx512bf16"}} for r in data["runs"]]}
+    (cell / "eval.json").write_text(json.dumps(stale))
+    assert table2.main(args) == 2
+    assert "evaluated with the net in bf16" in capsys.readouterr().err
+    assert table2.main(args + ["--reevaluate", "kuhn-cfr"]) == 0
+    again = json.loads((cell / "eval.json").read_text())
+    assert again["protocol"]["precision"] == "fp32" and table2.net_precisions(again) == {"fp32"}
+    assert [r["exploitability"] for r in again["runs"]] == [r["exploitability"] for r in data["runs"]]
 
 
 def test_rebel_tictactoe_target_analysis(tmp_path):

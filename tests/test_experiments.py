@@ -190,8 +190,8 @@ def test_table2_quick_pipeline(tmp_path, capsys):
         # The stronger-search rows: the same net, DCFR with 2x the iterations and LCFR twice as
         # deep (quick settings).
         assert [x["protocol"] for x in cell["stronger"]] == [
-            {"mode": "b", "depth": 2, "iterations": 512, "repeats": 16, "solver": "dcfr"},
-            {"mode": "b", "depth": 4, "iterations": 256, "repeats": 16, "solver": "lcfr"}]
+            {"mode": "b", "depth": 2, "iterations": 512, "repeats": 16, "solver": "dcfr", "precision": "fp32"},
+            {"mode": "b", "depth": 4, "iterations": 256, "repeats": 16, "solver": "lcfr", "precision": "fp32"}]
         for x in cell["stronger"]:
             assert 0 <= x["min"] <= x["mean"] <= x["max"] < refs[game]["zero"]
     # Seed 0 is the training run's own final evaluation (same protocol), not computed twice;

@@ -245,10 +245,8 @@ def end_training(cell: str, run_dir: Path) -> None:
              "examples_generated": last["examples_generated"], "examples_trained": last["examples_trained"],
              "run_dir": str(run_dir), "weights": str(run_dir / "weights.bin"), "ended": ENDED_WITHOUT_CHECKPOINT}
     path = run_dir / "metrics.jsonl"
-    tmp = path.with_name(path.name + ".tmp")
     text = path.read_text()
-    tmp.write_text(text + ("" if text.endswith("\n") else "\n") + json.dumps(final) + "\n")
-    os.replace(tmp, path)
+    _write_text(path, text + ("" if text.endswith("\n") else "\n") + json.dumps(final) + "\n")
     log.info("%s: training ended at epoch %d (%.1f training minutes, %d examples)", cell, last["epoch"],
              last["training_seconds"] / 60, last["examples_generated"])
 
@@ -379,10 +377,15 @@ def reevaluate(cell: str, run_dir: Path, plan: Plan) -> None:
             path.unlink()
 
 
-def _write_json(path: Path, obj: Any) -> None:
+def _write_text(path: Path, text: str) -> None:
+    """Writes ``path`` atomically (a temporary file renamed over it)."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(obj, indent=2) + "\n")
+    tmp.write_text(text)
     os.replace(tmp, path)
+
+
+def _write_json(path: Path, obj: Any) -> None:
+    _write_text(path, json.dumps(obj, indent=2) + "\n")
 
 
 # ------------------------------------------------------------------------------ references
@@ -661,18 +664,17 @@ def main(argv: Optional[List[str]] = None) -> int:
         cells = parse_cells(args.cells, plan)
         forced = parse_cells(",".join(args.force), plan) if args.force else []
         out.mkdir(parents=True, exist_ok=True)
-        for cell in forced:
-            shutil.rmtree(out / cell, ignore_errors=True)
-            if cell not in cells:
-                cells.append(cell)
-        for cell in parse_cells(",".join(args.reevaluate), plan) if args.reevaluate else []:
-            reevaluate(cell, out / cell, plan)
-            if cell not in cells:
-                cells.append(cell)
-        for cell in parse_cells(",".join(args.end_training), plan) if args.end_training else []:
-            end_training(cell, out / cell)
-            if cell not in cells:
-                cells.append(cell)
+        # Each of these prepares its cells' folders, then the cells join this invocation's.
+        actions = [(forced, lambda cell: shutil.rmtree(out / cell, ignore_errors=True)),
+                   (parse_cells(",".join(args.reevaluate), plan) if args.reevaluate else [],
+                    lambda cell: reevaluate(cell, out / cell, plan)),
+                   (parse_cells(",".join(args.end_training), plan) if args.end_training else [],
+                    lambda cell: end_training(cell, out / cell))]
+        for named, prepare in actions:
+            for cell in named:
+                prepare(cell)
+                if cell not in cells:
+                    cells.append(cell)
         oracle_games = {g.strip() for g in args.oracle.split(",") if g.strip()}
         stronger = parse_stronger(args.stronger, plan)
         malformed = [o for o in args.overrides if "=" not in o or not o.split("=", 1)[0]]

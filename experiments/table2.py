@@ -108,12 +108,13 @@ FULL_PLAN = Plan(
 )
 
 QUICK_PLAN = Plan(
-    # search.precision=fp32: self-play runs the net as the protocol evaluates it, so seed 0 is
-    # the run's own final evaluation (the reuse is tested).
+    # The runs evaluate in fp32 (evaluation.precision's default), the protocol's precision, so
+    # seed 0 is the run's own final evaluation (the reuse is tested): 1x3f self-plays with the
+    # default kernel (auto), Kuhn in fp32.
     games={
         "1x3f": {"config": "quick", "minutes": 5,
                  "overrides": ["run.epochs=14", "selfplay.threads=1", "evaluation.every=7", "evaluation.repeats=16",
-                               "evaluation.heldout_steps=32", "search.precision=fp32"]},
+                               "evaluation.heldout_steps=32"]},
         "kuhn": {"config": "kuhn", "minutes": 5,
                  "overrides": ["run.epochs=14", "selfplay.threads=1", "evaluation.every=7", "evaluation.repeats=16",
                                "evaluation.heldout_steps=32", "search.iterations=256",
@@ -297,13 +298,16 @@ def final_evaluation(run_dir: Path, config: Any, plan: Plan, threads: int, seed:
     same = (evaluation.get("epoch") == final.get("epoch") if final else False) and "exploitability" in evaluation \
         and (e.repeats, s.iterations, s.depth, e.seed, e.threads, e.backend) == \
         (plan.repeats, plan.iterations, plan.depth, seed, threads, "threads")
-    if not same or not last_epoch or last_epoch.get("net_precision") != plan.precision:
-        return None  # (a run whose self-play ran a rounded kernel evaluated with it too)
+    if "eval_precision" in evaluation:  # the kernel the evaluation ran, recorded since evaluation.precision
+        kernel = {"precision": evaluation["eval_precision"], "isa": evaluation.get("eval_isa")}
+    elif last_epoch:  # earlier runs evaluated with self-play's kernel, built in the same process
+        kernel = {"precision": last_epoch["net_precision"], "isa": last_epoch["net_isa"]}
+    else:
+        return None
+    if not same or kernel["precision"] != plan.precision:
+        return None
     return {"seed": seed, "exploitability": evaluation["exploitability"], "br_values": evaluation["br_values"],
-            "seconds": evaluation.get("eval_seconds"),
-            # the kernel self-play used in the same process, the one its evaluation built too
-            "net_kernel": ({"precision": last_epoch["net_precision"], "isa": last_epoch["net_isa"]}
-                           if last_epoch else None),
+            "seconds": evaluation.get("eval_seconds"), "net_kernel": kernel,
             "source": "metrics.jsonl: the training run's final evaluation"}
 
 

@@ -14,12 +14,17 @@ from __future__ import annotations
 
 from typing import Any, Dict
 
-__all__ = ["PRECISIONS", "DEFAULT_PRECISION", "check_precision", "native_kernel"]
+__all__ = ["PRECISIONS", "DEFAULT_PRECISION", "EVAL_PRECISION", "check_precision", "native_kernel"]
 
 PRECISIONS = ("fp32", "bf16", "int16", "auto")
-#: The default of ``rebel eval`` and ``rebel train`` (search.precision): see docs/performance.md
+#: The default of self-play (``search.precision`` of ``rebel train``): see docs/performance.md
 #: for the accuracy and learning checks behind it.
 DEFAULT_PRECISION = "auto"
+#: The default wherever an exploitability is measured (``rebel eval``, ``evaluation.precision``
+#: of ``rebel train``): a rounded kernel moves a mode-(b) number by more than its spread over
+#: evaluation seeds (the 2x3f net, seed 0: 0.0172 fp32, 0.0192 int16, 0.0218 bf16), so a
+#: printed exploitability must not depend on which CPU computed it (docs/results.md).
+EVAL_PRECISION = "fp32"
 
 
 def check_precision(precision: str) -> None:

@@ -84,9 +84,16 @@ def test_a_run_trained_on_the_gpu_learns_like_the_cpu_run_and_resumes_on_the_cpu
     for epoch in range(1, 5):
         assert b[epoch]["examples_generated"] == a[epoch]["examples_generated"]
         assert b[epoch]["loss"] == pytest.approx(a[epoch]["loss"], rel=0.05), epoch
-    for epoch in (0, 2, 4):
-        assert b[epoch]["exploitability"] == pytest.approx(a[epoch]["exploitability"], abs=0.02), epoch
-    assert a[4]["exploitability"] < 0.8 * a[0]["exploitability"]  # measured: 0.669 -> 0.485 in 4 epochs
+    # The same initial net, evaluated on the CPU: the same number. After that the two nets
+    # differ by the GPU's rounding, and this early (exploitability about 0.5, N = 64) mode (b)
+    # amplifies small differences: measured on an H200 machine with the fp32 evaluation, CPU
+    # against GPU 0.4833 / 0.4859 (epoch 2) and 0.5033 / 0.4630 (epoch 4); the CPU run's own
+    # epoch-2 net reads 0.4833 in fp32 and 0.5396 with bf16. Both runs must learn.
+    assert b[0]["exploitability"] == a[0]["exploitability"]
+    for epoch in (2, 4):
+        assert b[epoch]["exploitability"] == pytest.approx(a[epoch]["exploitability"], abs=0.06), epoch
+    for run in (a, b):
+        assert run[4]["exploitability"] < 0.8 * run[0]["exploitability"]  # measured: 0.669 -> 0.46-0.50
 
     state = load_checkpoint(tmp_path / "gpu" / "checkpoint.pt")
     assert state["epoch"] == 4

@@ -170,6 +170,7 @@ def test_weight_average_follows_each_step_and_survives_a_checkpoint():
     ("oops", "section.key=value"),
     ("trainer.ema_decay=1.0", "trainer.ema_decay must lie in"),
     ("search.precision=fp16", "search.precision must be one of fp32, bf16, int16, auto"),
+    ("evaluation.precision=half", "evaluation.precision must be one of fp32, bf16, int16, auto"),
     ("run.snapshot_every=-1", "run.snapshot_every must be >= 0"),
 ])
 def test_config_mistakes_are_named(override, message):
@@ -205,10 +206,12 @@ def test_quick_training_learns(tmp_path):
     assert end["exploitability"] < 0.05
     assert end["heldout_mae"] < 0.5 * start["heldout_mae"]
     assert summary["evaluation"]["exploitability"] == end["exploitability"]
+    # Self-play runs this CPU's fastest kernel (auto); the evaluation runs the net in fp32.
+    assert end["eval_precision"] == "fp32" and end["net_precision"] in ("fp32", "bf16", "int16")
     refs = summary["references"]
     assert refs["zero_net_exploitability"] > 0.3 and refs["full_game_exploitability"] < 0.01
     assert (tmp_path / "q" / "config.yaml").is_file() and (tmp_path / "q" / "tb").is_dir()
-    # The exported net works directly with `rebel eval`.
+    # The exported net works directly with `rebel eval` (fp32 by default, as the run's evaluation).
     ev = run_cli("eval", "--dice", "1", "--faces", "3", "--net", str(tmp_path / "q" / "weights.bin"),
                  "--iters", "128", "--repeats", "64", "--threads", "1", "--no-mode-a", "--json")
     assert ev.returncode == 0, ev.stderr

@@ -16,7 +16,7 @@ from typing import Any, Optional
 
 from rebel.config import common as shared
 from rebel.config.common import ConfigError, GameSection, OutputSection
-from rebel.precision import DEFAULT_PRECISION
+from rebel.precision import EVAL_PRECISION
 from rebel.solve import DEFAULT_OFF_PATH
 
 __all__ = ["ConfigError", "EvalConfig", "load_eval_config"]
@@ -38,7 +38,7 @@ class EvalSearchSection:
     leaf_error: float = 0.0                  # delta of a PerturbedNet around the net (0: none)
     leaf_error_kind: str = "random"          # random, bias or noise
     leaf_error_seed: int = 0
-    precision: str = DEFAULT_PRECISION       # an MLP net's kernels: fp32, bf16, int16 or auto
+    precision: str = EVAL_PRECISION          # an MLP net's kernels: fp32, bf16, int16 or auto
     mode_a: bool = True
     backend: str = "threads"                 # mode (b) on this machine's threads, or ray (see the ray section)
 

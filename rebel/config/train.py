@@ -15,7 +15,7 @@ from typing import Optional
 from rebel.config import common as shared
 from rebel.config.common import ConfigError, GameSection
 from rebel.games import Game
-from rebel.precision import DEFAULT_PRECISION, PRECISIONS, check_precision
+from rebel.precision import DEFAULT_PRECISION, EVAL_PRECISION, PRECISIONS, check_precision
 from rebel.solve import OFF_PATH_MODES, SOLVERS
 
 __all__ = ["ConfigError", "TrainConfig", "load_train_config", "valid_keys", "game_of", "to_yaml", "from_yaml_text",
@@ -32,7 +32,7 @@ class SearchSection:
     epsilon: float = 0.25            # exploration at the exploring player's nodes
     iteration_sampling: str = "linear"  # linear (paper's Algorithm 1) or uniform (original code)
     off_path: str = "skip"           # nodes the iterate never reaches: skip, floor (original's), conditional
-    precision: str = DEFAULT_PRECISION  # the native net's arithmetic: fp32, bf16, int16 or auto (self-play and evaluation)
+    precision: str = DEFAULT_PRECISION  # the native net's arithmetic in self-play: fp32, bf16, int16 or auto
 
 
 BACKENDS = ("threads", "ray")
@@ -103,6 +103,7 @@ class EvaluationSection:
     final: bool = True               # evaluate once more at the end of the run
     references: bool = True          # zero net and full-game solver, once per run
     backend: str = "threads"         # threads, or ray: mode (b)'s sampled policies split across the ray section's actors
+    precision: str = EVAL_PRECISION  # the net's arithmetic in mode (b) (fp32: the number does not depend on the CPU)
 
 
 @dataclass
@@ -162,6 +163,8 @@ def check(config: TrainConfig) -> None:
         (config.selfplay.seed >= 0, f"selfplay.seed must be >= 0, got {config.selfplay.seed}"),
         (config.selfplay.backend in BACKENDS,
          f"selfplay.backend must be one of {', '.join(BACKENDS)}, got {config.selfplay.backend!r}"),
+        (e.precision in PRECISIONS,
+         f"evaluation.precision must be one of {', '.join(PRECISIONS)}, got {e.precision!r}"),
         (e.backend in BACKENDS, f"evaluation.backend must be one of {', '.join(BACKENDS)}, got {e.backend!r}"),
         (1 <= config.ray.workers <= 4096, f"ray.workers must be in [1, 4096], got {config.ray.workers}"),
         (config.ray.num_cpus is None or config.ray.num_cpus >= 1,
@@ -199,10 +202,11 @@ def check(config: TrainConfig) -> None:
     for ok, message in _int_limits(config) + rules:
         if not ok:
             raise ConfigError(message)
-    try:
-        check_precision(s.precision)
-    except ValueError as e:
-        raise ConfigError(f"search.precision: {e}") from None
+    for key, precision in (("search.precision", s.precision), ("evaluation.precision", e.precision)):
+        try:
+            check_precision(precision)
+        except ValueError as error:
+            raise ConfigError(f"{key}: {error}") from None
 
 
 def _int_limits(config: TrainConfig) -> list[tuple[bool, str]]:

@@ -147,7 +147,7 @@ def search_exploitability_ray(game: _core.Game, config: TrainConfig, weights: Op
     name = params.pop("name")
     settings = EvalSettings(game=name, game_params=params, net="zero" if weights is None else "<weights>",
                             solver=s.solver, depth=s.depth, iterations=s.iterations, repeats=e.repeats,
-                            threads=e.threads, seed=e.seed, off_path=s.off_path, precision=s.precision,
+                            threads=e.threads, seed=e.seed, off_path=s.off_path, precision=e.precision,
                             mode_a=False, full_game=False)
     start = time.perf_counter()
     result = evaluate_sampled_ray(game, settings, weights, actors, e.repeats, e.threads, e.seed, progress)

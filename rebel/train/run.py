@@ -267,10 +267,14 @@ class Training:
                                                    weights_to_bytes(self.trainer.inference_model()),
                                                    self._ray_actors(), progress=progress_callback(bar))
             else:
-                net = to_native(self.trainer.inference_model(), self.game, precision=self.config.search.precision)
+                net = to_native(self.trainer.inference_model(), self.game, precision=self.config.evaluation.precision)
                 result = search_exploitability(self.game, net, self.config, progress=progress_callback(bar))
+                result["kernel"] = native_kernel(net)
         out.update({"exploitability": result["exploitability"], "br_values": result["br_values"],
                     "eval_seconds": result["seconds"]})
+        # the kernel the evaluated net ran (on Ray: the precision asked of the actors)
+        kernel = result.get("kernel") or {"precision": self.config.evaluation.precision, "isa": None}
+        out["eval_precision"], out["eval_isa"] = kernel["precision"], kernel["isa"]
         if result.get("limit"):
             out["eval_limit"] = True  # mode (b) with N -> infinity, exact (perfect information)
         log.info("evaluation at epoch %d: exploitability %.6f (%s)%s", self.trainer.epoch, result["exploitability"],
@@ -289,7 +293,7 @@ class Training:
             cfg = self.config
             params = cfg.game.as_dict()
             name = params.pop("name")
-            self._eval_actors = start_workers(name, params, {}, cfg.search.precision, cfg.ray.workers,
+            self._eval_actors = start_workers(name, params, {}, cfg.evaluation.precision, cfg.ray.workers,
                                               cfg.evaluation.threads, cfg.ray.max_restarts)
         return self._eval_actors
 

@@ -192,7 +192,7 @@ def test_table2_quick_pipeline(tmp_path, capsys):
         assert [x["protocol"] for x in cell["stronger"]] == [
             {"mode": "b", "depth": 2, "iterations": 512, "repeats": 16, "solver": "dcfr", "precision": "fp32"},
             {"mode": "b", "depth": 4, "iterations": 256, "repeats": 16, "solver": "lcfr", "precision": "fp32"}]
-        for x in cell["stronger"]:  # (depth 4 reaches the end of 1x3f: 0 up to rounding, e.g. -1.4e-17)
+        for x in cell["stronger"]:  # (a search this strong can solve these tiny games to rounding: -1.4e-17 seen)
             assert -1e-12 <= x["min"] <= x["mean"] <= x["max"] < refs[game]["zero"]
     # Seed 0 is the training run's own final evaluation (same protocol), not computed twice;
     # evaluated afresh it gives the same number to the last digit.

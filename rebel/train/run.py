@@ -266,15 +266,14 @@ class Training:
                 result = search_exploitability_ray(self.game, self.config,
                                                    weights_to_bytes(self.trainer.inference_model()),
                                                    self._ray_actors(), progress=progress_callback(bar))
+                kernel = {"precision": self.config.evaluation.precision, "isa": None}  # what the actors were asked
             else:
                 net = to_native(self.trainer.inference_model(), self.game, precision=self.config.evaluation.precision)
                 result = search_exploitability(self.game, net, self.config, progress=progress_callback(bar))
-                result["kernel"] = native_kernel(net)
+                kernel = native_kernel(net)
         out.update({"exploitability": result["exploitability"], "br_values": result["br_values"],
-                    "eval_seconds": result["seconds"]})
-        # the kernel the evaluated net ran (on Ray: the precision asked of the actors)
-        kernel = result.get("kernel") or {"precision": self.config.evaluation.precision, "isa": None}
-        out["eval_precision"], out["eval_isa"] = kernel["precision"], kernel["isa"]
+                    "eval_seconds": result["seconds"], "eval_precision": kernel["precision"],
+                    "eval_isa": kernel["isa"]})
         if result.get("limit"):
             out["eval_limit"] = True  # mode (b) with N -> infinity, exact (perfect information)
         log.info("evaluation at epoch %d: exploitability %.6f (%s)%s", self.trainer.epoch, result["exploitability"],

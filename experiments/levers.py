@@ -11,8 +11,8 @@ not counted), then its final net is measured the same way for every variant:
   config's, drawn once and cached);
 * examples generated and trained, subgames/s, the final loss.
 
-Results are cached per variant (``OUT/NAME/result.json``); a killed training resumes from its
-checkpoint; ``--force NAME`` retrains and re-evaluates one. ``levers.json`` and ``levers.md``
+Results are cached per variant (``OUT/NAME/result.json``) and each evaluation seed as it
+finishes (``OUT/NAME/eval_seedS.json``); a killed training resumes from its checkpoint; ``--force NAME`` retrains and re-evaluates one. ``levers.json`` and ``levers.md``
 summarise whatever is finished.
 
     python experiments/levers.py --config liars_dice_1x4f_paper --budget-minutes 10 \
@@ -21,6 +21,7 @@ summarise whatever is finished.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import logging
 import os
@@ -118,6 +119,13 @@ def heldout_set(args: argparse.Namespace) -> HeldOutSet:
     return heldout
 
 
+def _write_json(path: Path, obj: Any) -> None:
+    """Write JSON atomically (a crash leaves the old file or the new one, never half of one)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(obj, indent=2) + "\n")
+    os.replace(tmp, path)
+
+
 def measure(name: str, overrides: List[str], run_dir: Path, heldout: HeldOutSet,
             args: argparse.Namespace) -> Dict[str, Any]:
     base = load_train_config(_config_path(args.config))
@@ -128,7 +136,17 @@ def measure(name: str, overrides: List[str], run_dir: Path, heldout: HeldOutSet,
     game = base.game.make()
     net = _core.MlpValueNet(game, weights, precision="fp32")
     evaluations = []
+    weights_sha = hashlib.sha256((run_dir / "weights.bin").read_bytes()).hexdigest()
     for seed in args.seeds:
+        # Each seed's evaluation is minutes on the larger games: kept on disk as it finishes, so
+        # a killed measurement resumes at the next seed (only for the same net and protocol).
+        seed_file = run_dir / f"eval_seed{seed}.json"
+        key = {"weights_sha256": weights_sha, "repeats": args.repeats, "precision": args.eval_precision}
+        if seed_file.is_file():
+            saved = json.loads(seed_file.read_text())
+            if saved.get("key") == key:
+                evaluations.append(saved["evaluation"])
+                continue
         # The paper's protocol with the base config's solver, depth and T (the variant may
         # change the self-play search, never the evaluation's).
         params = base.game.as_dict()
@@ -138,8 +156,10 @@ def measure(name: str, overrides: List[str], run_dir: Path, heldout: HeldOutSet,
                                 threads=args.threads, seed=seed, off_path=base.search.off_path,
                                 precision=args.eval_precision, mode_a=False, full_game=False)
         result = evaluate(settings, progress=True)
-        evaluations.append({"seed": seed, "exploitability": result["mode_b"][-1]["exploitability"],
-                            "kernel": result["net_kernel"], "seconds": result["seconds"]["mode_b"]})
+        evaluation = {"seed": seed, "exploitability": result["mode_b"][-1]["exploitability"],
+                      "kernel": result["net_kernel"], "seconds": result["seconds"]["mode_b"]}
+        _write_json(seed_file, {"key": key, "evaluation": evaluation})
+        evaluations.append(evaluation)
     expl = [e["exploitability"] for e in evaluations]
     return {
         "variant": name,
@@ -215,11 +235,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         result["command"] = (f"python experiments/levers.py --config {args.config} --variants {name} "
                              f"--budget-minutes {args.budget_minutes:g} --out {args.out}")
         result["seconds_total"] = time.perf_counter() - start
-        cached.write_text(json.dumps(result, indent=2) + "\n")
+        _write_json(cached, result)
         results.append(result)
         log.info("%s: exploitability %.4f (mean of %d seeds)", name, result["evaluation"]["mean"], len(args.seeds))
     summary = {"config": args.config, "budget_minutes": args.budget_minutes, "cpu": cpu_name(), "variants": results}
-    (out / "levers.json").write_text(json.dumps(summary, indent=2) + "\n")
+    _write_json(out / "levers.json", summary)
     (out / "levers.md").write_text(table(results))
     emit_report({"table": table(results)}, None)
     return 0

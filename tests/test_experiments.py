@@ -461,6 +461,54 @@ def test_every_lever_variant_is_a_valid_config(capsys):
     assert "unknown variant 'warp-drive'" in capsys.readouterr().err
 
 
+def test_lever_evaluations_are_kept_per_seed(tmp_path, monkeypatch):
+    """experiments/levers.py keeps each evaluation seed's result as it finishes: a measurement
+    killed after seed 0 does not evaluate seed 0 again, while another net or another N does."""
+    import argparse
+
+    import torch
+
+    from rebel import _core
+    from rebel.model import ValueMLP, export_weights
+
+    levers = load("levers")
+    game = _core.make_game("liars_dice", {"num_dice": 1, "num_faces": 3})
+    run_dir = tmp_path / "shipped"
+    run_dir.mkdir()
+    torch.manual_seed(0)
+    export_weights(ValueMLP(game.query_size, game.num_hands, hidden=16, layers=1), run_dir / "weights.bin")
+    (run_dir / "metrics.jsonl").write_text(json.dumps(
+        {"epoch": 3, "wall_seconds": 6.0, "examples_generated": 600, "examples_trained": 2400, "loss": 0.1}) + "\n")
+    calls = []
+
+    def fake_evaluate(settings, progress=False):
+        calls.append(settings.seed)
+        if len(calls) == 2 and settings.seed == 1:
+            raise KeyboardInterrupt  # killed while evaluating the second seed
+        return {"mode_b": [{"exploitability": 0.1 + settings.seed}], "net_kernel": "fp32/generic",
+                "seconds": {"mode_b": 1.0}}
+
+    class HeldOut:
+        def error(self, predict):
+            return {"heldout_mae": 0.0, "heldout_delta_mean": 0.0}
+
+    monkeypatch.setattr(levers, "evaluate", fake_evaluate)
+    args = argparse.Namespace(config="quick", seeds=[0, 1, 2], repeats=4, threads=1, eval_precision="fp32",
+                              budget_minutes=0.1)
+    with pytest.raises(KeyboardInterrupt):
+        levers.measure("shipped", [], run_dir, HeldOut(), args)
+    assert calls == [0, 1] and (run_dir / "eval_seed0.json").is_file()
+    result = levers.measure("shipped", [], run_dir, HeldOut(), args)
+    assert calls == [0, 1, 1, 2]  # seed 0 reused
+    assert [r["exploitability"] for r in result["evaluation"]["runs"]] == [0.1, 1.1, 2.1]
+    levers.measure("shipped", [], run_dir, HeldOut(), argparse.Namespace(**{**vars(args), "repeats": 8}))
+    assert calls[4:] == [0, 1, 2]  # another N: every seed again
+    torch.manual_seed(1)
+    export_weights(ValueMLP(game.query_size, game.num_hands, hidden=16, layers=1), run_dir / "weights.bin")
+    levers.measure("shipped", [], run_dir, HeldOut(), argparse.Namespace(**{**vars(args), "repeats": 8}))
+    assert calls[7:] == [0, 1, 2]  # another net: every seed again
+
+
 def test_oracle_cost_times_two_small_evaluations_and_extrapolates(tmp_path, capsys):
     """experiments/oracle_cost.py on 1x3f (T = 16): both oracle evaluations finish, the fit
     passes through them, and a run stopped by --timeout becomes a lower bound."""

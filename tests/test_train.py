@@ -306,12 +306,15 @@ def test_run_budget_training_leaves_the_evaluations_out_of_max_minutes(tmp_path)
         assert r.returncode == 0, r.stderr
         runs[budget] = json.loads(r.stdout)
     epoch0 = epochs_of(metrics(tmp_path / "training"))[0]
-    first_wall = next(r["wall_seconds"] for r in metrics(tmp_path / "training") if r.get("epoch") == 0)
-    assert first_wall > 1.8 and "exploitability" in epoch0
+    row0 = next(r for r in metrics(tmp_path / "training") if r.get("epoch") == 0 and r.get("kind") is None)
+    first_eval, first_wall = row0["eval_seconds"], row0["wall_seconds"]
+    assert first_eval > 1.8 and "exploitability" in epoch0
     assert runs["wall"]["epoch"] == 0
     t = runs["training"]
     assert t["epoch"] >= 1 and t["training_seconds"] >= 1.8
-    assert t["evaluation_seconds"] >= 0.99 * first_wall
+    # The first evaluation is counted out whole (its own timer, not epoch 0's wall clock, which
+    # also holds that epoch's self-play: 0.1 s of 9.2 on a loaded machine).
+    assert t["evaluation_seconds"] >= first_eval
     assert t["training_seconds"] + t["evaluation_seconds"] == pytest.approx(t["wall_seconds"], rel=1e-9)
 
     # A checkpoint written before the counter existed: recovered from the metrics on resume.

@@ -12,8 +12,9 @@ not counted), then its final net is measured the same way for every variant:
 * examples generated and trained, subgames/s, the final loss.
 
 Results are cached per variant (``OUT/NAME/result.json``) and each evaluation seed as it
-finishes (``OUT/NAME/eval_seedS.json``); a killed training resumes from its checkpoint; ``--force NAME`` retrains and re-evaluates one. ``levers.json`` and ``levers.md``
-summarise whatever is finished.
+finishes (``OUT/NAME/eval_seedS.json``); a killed training resumes from its checkpoint;
+``--force NAME`` retrains and re-evaluates one. ``levers.json`` and ``levers.md`` summarise
+whatever is finished.
 
     python experiments/levers.py --config liars_dice_1x4f_paper --budget-minutes 10 \
         --variants paper-fp32,paper-bf16,bf16-r16,bf16-r16-ema --out experiments/results/levers_1x4f
@@ -41,6 +42,7 @@ from rebel.cli.train import _config_path
 from rebel.config.train import load_train_config
 from rebel.evaluate import EvalSettings, evaluate
 from rebel.machine import cpu_name
+from rebel.policy_io import atomic_write_bytes
 from rebel.progress import Progress
 from rebel.train.evaluation import HeldOutSet
 
@@ -121,9 +123,7 @@ def heldout_set(args: argparse.Namespace) -> HeldOutSet:
 
 def _write_json(path: Path, obj: Any) -> None:
     """Write JSON atomically (a crash leaves the old file or the new one, never half of one)."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(obj, indent=2) + "\n")
-    os.replace(tmp, path)
+    atomic_write_bytes(path, (json.dumps(obj, indent=2) + "\n").encode())
 
 
 def measure(name: str, overrides: List[str], run_dir: Path, heldout: HeldOutSet,
@@ -136,12 +136,12 @@ def measure(name: str, overrides: List[str], run_dir: Path, heldout: HeldOutSet,
     game = base.game.make()
     net = _core.MlpValueNet(game, weights, precision="fp32")
     evaluations = []
-    weights_sha = hashlib.sha256((run_dir / "weights.bin").read_bytes()).hexdigest()
+    # Each seed's evaluation is minutes on the larger games: kept on disk as it finishes, so a
+    # killed measurement resumes at the next seed (only for the same net and protocol).
+    key = {"weights_sha256": hashlib.sha256(Path(weights).read_bytes()).hexdigest(), "config": args.config,
+           "repeats": args.repeats, "precision": args.eval_precision, "threads": args.threads}
     for seed in args.seeds:
-        # Each seed's evaluation is minutes on the larger games: kept on disk as it finishes, so
-        # a killed measurement resumes at the next seed (only for the same net and protocol).
         seed_file = run_dir / f"eval_seed{seed}.json"
-        key = {"weights_sha256": weights_sha, "repeats": args.repeats, "precision": args.eval_precision}
         if seed_file.is_file():
             saved = json.loads(seed_file.read_text())
             if saved.get("key") == key:

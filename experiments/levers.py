@@ -67,8 +67,14 @@ VARIANTS: Dict[str, List[str]] = {
     "shipped": [],
     "shipped-b1024": ["trainer.batch_size=1024", "trainer.lr=6e-4"],  # half the steps, twice the lr
     "shipped-lr1e-3": ["trainer.lr=1e-3"],
+    # The schedule counts epochs (25,600 examples trained each): the shipped halving every 400
+    # epochs never happens in a 20-minute 1x5f run (about 250 epochs), halving every 100 does.
+    "shipped-lr-halve100": ["trainer.lr_halving_epochs=100"],
+    # T = 256 reaches epochs 400 and 800 early in wall time; without any halving it is T alone.
+    "shipped-T256-nodecay": ["search.iterations=256", "trainer.lr_max_halvings=0"],
     "shipped-T256": ["search.iterations=256"],   # self-play only: the evaluation keeps the base T
     "shipped-dcfr": ["search.solver=dcfr"],      # DCFR in self-play's subgames
+    "shipped-h128": ["model.hidden=128"],        # a narrower net: about a quarter of the flops
     "shipped-h512": ["model.hidden=512"],        # a wider net: 4x the flops per leaf query
     "shipped-l3": ["model.layers=3"],            # a deeper net
     "shipped-noema": ["trainer.ema_decay=0"],    # the weight-averaging pair with "shipped"

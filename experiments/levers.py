@@ -14,7 +14,7 @@ not counted), then its final net is measured the same way for every variant:
 Results are cached per variant (``OUT/NAME/result.json``) and each evaluation seed as it
 finishes (``OUT/NAME/eval_seedS.json``); a killed training resumes from its checkpoint;
 ``--force NAME`` retrains and re-evaluates one. ``levers.json`` and ``levers.md`` summarise
-whatever is finished.
+every variant finished in OUT (earlier calls' too); the printed table, this call's variants.
 
     python experiments/levers.py --config liars_dice_1x4f_paper --budget-minutes 10 \
         --variants paper-fp32,paper-bf16,bf16-r16,bf16-r16-ema --out experiments/results/levers_1x4f
@@ -198,6 +198,16 @@ def table(results: List[Dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def finished_results(out: Path, names: List[str]) -> List[Dict[str, Any]]:
+    """Every measured variant in OUT, not only this call's: the rows of the previous summary
+    first (its order), then this call's names, then any other variant with a result.json."""
+    summary = out / "levers.json"
+    order = [v["variant"] for v in json.loads(summary.read_text())["variants"]] if summary.is_file() else []
+    order += [n for n in names if n not in order]
+    order += [n for n in VARIANTS if n not in order]
+    return [json.loads((out / n / "result.json").read_text()) for n in order if (out / n / "result.json").is_file()]
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--config", default="liars_dice_1x4f_paper",
@@ -244,9 +254,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         _write_json(cached, result)
         results.append(result)
         log.info("%s: exploitability %.4f (mean of %d seeds)", name, result["evaluation"]["mean"], len(args.seeds))
-    summary = {"config": args.config, "budget_minutes": args.budget_minutes, "cpu": cpu_name(), "variants": results}
+    every = finished_results(out, names)
+    summary = {"config": args.config, "budget_minutes": args.budget_minutes, "cpu": cpu_name(), "variants": every}
     _write_json(out / "levers.json", summary)
-    (out / "levers.md").write_text(table(results))
+    (out / "levers.md").write_text(table(every))
     emit_report({"table": table(results)}, None)
     return 0
 

@@ -545,3 +545,29 @@ def test_table2_oracle_row_shows_the_measured_cost_where_not_computed(tmp_path):
     with pytest.raises(table2.Refused, match="not an oracle_cost.py file"):
         table2.oracle_estimates(tmp_path)
     assert table2.oracle_estimates(tmp_path / "elsewhere") == {}
+
+
+def test_lever_summary_keeps_earlier_variants(tmp_path, monkeypatch, capsys):
+    """experiments/levers.py: a call that measures one variant rewrites levers.md and
+    levers.json with every variant finished in the folder, in the earlier summary's order,
+    not only with this call's."""
+    levers = load("levers")
+
+    def fake_result(name: str, mean: float) -> dict:
+        return {"variant": name, "overrides": levers.VARIANTS[name], "train_wall_seconds": 60.0,
+                "examples_generated": 100, "examples_trained": 400, "subgames_per_s": 10.0,
+                "heldout": {"heldout_mae": 0.05, "heldout_delta_mean": 0.1},
+                "evaluation": {"mean": mean, "min": mean, "max": mean}}
+
+    for name, mean in [("shipped", 0.0124), ("shipped-noema", 0.0170), ("shipped-h128", 0.02)]:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "result.json").write_text(json.dumps(fake_result(name, mean)))
+    (tmp_path / "levers.json").write_text(json.dumps({"variants": [fake_result("shipped-noema", 0.0170),
+                                                                  fake_result("shipped", 0.0124)]}))
+    monkeypatch.setattr(levers, "heldout_set", lambda args: None)
+    assert levers.main(["--config", "liars_dice_1x5f", "--variants", "shipped-h128", "--out", str(tmp_path)]) == 0
+    rows = [line.split("|")[1].strip() for line in (tmp_path / "levers.md").read_text().splitlines()[2:]]
+    assert rows == ["shipped-noema", "shipped", "shipped-h128"]
+    summary = json.loads((tmp_path / "levers.json").read_text())
+    assert [v["variant"] for v in summary["variants"]] == rows
+    assert "shipped-noema" not in capsys.readouterr().out  # the printed table: this call's variants

@@ -70,8 +70,9 @@ VARIANTS: Dict[str, List[str]] = {
     # The schedule counts epochs (25,600 examples trained each): the shipped halving every 400
     # epochs never happens in a 20-minute 1x5f run (about 250 epochs), halving every 100 does.
     "shipped-lr-halve100": ["trainer.lr_halving_epochs=100"],
-    # T = 256 reaches epochs 400 and 800 early in wall time; without any halving it is T alone.
-    "shipped-T256-nodecay": ["search.iterations=256", "trainer.lr_max_halvings=0"],
+    # T = 256 reaches epochs 400 and 800 early in wall time, and the config's 1000 epochs before
+    # a 40-minute 2x3f budget ends; without any halving and with room for the budget it is T alone.
+    "shipped-T256-nodecay": ["search.iterations=256", "trainer.lr_max_halvings=0", "run.epochs=5000"],
     "shipped-T256": ["search.iterations=256"],   # self-play only: the evaluation keeps the base T
     "shipped-dcfr": ["search.solver=dcfr"],      # DCFR in self-play's subgames
     "shipped-h128": ["model.hidden=128"],        # a narrower net: about a quarter of the flops

@@ -630,7 +630,9 @@ void SubgameSolver::cfr_step_orders(int player) {
     }
     // kConditional: regret matching at every order.
     for (int h = 0; h < H; ++h) rule[h] = !floor_mode || stored[h] == 0 ? 0.0 : stored[h] == 1 ? 1.0 : 2.0;
-    std::fill(total, total + H, 0.0);
+    // A loop, not std::fill(total, total + H): GCC 13 cannot see H >= 0 there and warns
+    // (-Wstringop-overflow) about a memset of a negative length.
+    for (int h = 0; h < H; ++h) total[h] = 0.0;
     for (int c = begin; c < end; ++c) {
       const double* r = &regrets_[static_cast<size_t>(c) * H];
       for (int h = 0; h < H; ++h) {

@@ -72,6 +72,55 @@ def test_bf16_round_reference_matches_core():
     assert np.isnan(_core.bf16_round(np.float32([np.nan]))[0])
 
 
+def _rounding_paths() -> List[str]:
+    """The float -> bf16 roundings this CPU can run: the vector ones need AVX-512 F/BW/VL
+    (implied by a bf16 or int16 kernel), the instruction AVX512_BF16."""
+    paths = ["scalar"]
+    if BF16_ISAS or list(_core.mlp_supported_int16_isas()):
+        paths.append("integer_ops")
+    if "avx512bf16" in BF16_ISAS:
+        paths.append("instruction")
+    return paths
+
+
+@pytest.mark.parametrize("path", _rounding_paths())
+def test_every_bf16_rounding_path_gives_the_reference_bits(path):
+    """VCVTNEPS2BF16, its emulation in AVX-512 integer operations and the scalar C++ give the
+    numpy reference's bits on random bit patterns (every exponent, NaN payloads, denormals)
+    and on the edge cases, across a length that leaves a masked tail."""
+    rng = np.random.default_rng(1)
+    random_bits = rng.integers(0, 2**32, 100_003, dtype=np.uint64).astype(np.uint32)
+    edges = np.array([0x00000000, 0x80000000, 0x00000001, 0x807FFFFF, 0x00800000, 0x7F7FFFFF, 0xFF7FFFFF,
+                      0x7F800000, 0xFF800000, 0x7F800001, 0x7FC00000, 0xFFBFFFFF, 0x3F808000, 0x3F818000,
+                      0x3F80FFFF, 0x3F817FFF, 0x7F7F8000, 0x7F7F7FFF], dtype=np.uint32)
+    x = np.concatenate([edges, random_bits]).view(np.float32)
+    ours = _core.bf16_round(x, path).view(np.uint32)
+    expected = bf16_round(x).view(np.uint32)
+    assert np.array_equal(ours, expected), f"{np.count_nonzero(ours != expected)} patterns differ"
+    assert ours[edges.size - 2] == 0x7F800000  # the largest finite float rounds past bf16's to inf
+
+
+def test_bf16_round_rejects_an_unknown_path_and_a_missing_instruction():
+    with pytest.raises(ValueError, match="unknown bf16 rounding path 'fast'"):
+        _core.bf16_round(np.float32([1.0]), "fast")
+    if "instruction" not in _rounding_paths():
+        with pytest.raises(ValueError, match="AVX512_BF16|AVX-512"):
+            _core.bf16_round(np.float32([1.0]), "instruction")
+
+
+def test_without_avx512bf16_the_instruction_path_is_refused():
+    """REBEL_CPU_DISABLE=avx512bf16 hides the instruction: asking for it is a ValueError, and
+    the integer emulation still runs wherever AVX-512 does."""
+    code = ("import numpy as np\nfrom rebel import _core\n"
+            "try:\n    _core.bf16_round(np.float32([1.0]), 'instruction')\n    print('ran')\n"
+            "except ValueError as e:\n    print('refused:', e)\n")
+    env = dict(os.environ, REBEL_CPU_DISABLE="avx512bf16")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("refused:"), out.stdout
+    assert "AVX512_BF16" in out.stdout or "AVX-512 F/BW/VL" in out.stdout, out.stdout
+
+
 @needs_bf16
 @pytest.mark.parametrize("isa", BF16_ISAS)
 @pytest.mark.parametrize("rows,out,inp", [(1, 256, 18), (16, 256, 256), (37, 100, 77), (5, 33, 1), (64, 9, 300)])

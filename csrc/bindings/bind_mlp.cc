@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "bindings/common.h"
 #include "core/game.h"
@@ -181,13 +182,31 @@ void bind_mlp(py::module_& m) {
       "Benchmark helper: measured flops/s of one core's multiply-add units (fma512, fma256, dpbf16, amx, dpwssd), or its clock in cycles/s (clock).");
   m.def("mlp_bf16_preferred", [] { return cpu_features().bf16_faster; },
         "Whether precision 'auto' picks bf16 on this CPU (a bf16 kernel faster than fp32 here).");
-  m.def("bf16_round", [](const py::object& x) {
+  m.def("bf16_round", [](const py::object& x, const std::string& path) {
         const auto in = require_float32_array(x, {-1}, "x");
-        py::array_t<float> out(in.shape(0));
+        const int n = static_cast<int>(in.shape(0));
+        py::array_t<float> out(n);
         float* dst = out.mutable_data();
-        for (py::ssize_t i = 0; i < in.shape(0); ++i) dst[i] = bf16_to_float(float_to_bf16(in.data()[i]));
+        if (path == "scalar") {
+          for (int i = 0; i < n; ++i) dst[i] = bf16_to_float(float_to_bf16(in.data()[i]));
+          return out;
+        }
+        if (path != "integer_ops" && path != "instruction")
+          throw std::invalid_argument("unknown bf16 rounding path '" + path +
+                                      "' (expected scalar, integer_ops or instruction)");
+        const CpuFeatures& f = cpu_features();
+        // Both vector paths need AVX-512 F/BW/VL, which either narrow kernel's feature implies.
+        if (!(f.avx512bf16 || f.avx512vnni))
+          throw std::invalid_argument("bf16 rounding path '" + path + "' needs AVX-512 F/BW/VL, which this CPU lacks");
+        const Bf16Rounding rounding = path == "instruction" ? Bf16Rounding::kInstruction : Bf16Rounding::kIntegerOps;
+        std::vector<uint16_t> bits(static_cast<size_t>(std::max(n, 1)));
+        if (n > 0) rows_to_bf16_avx512(in.data(), n, 1, n, bits.data(), n, 1, rounding);
+        for (int i = 0; i < n; ++i) dst[i] = bf16_to_float(bits[static_cast<size_t>(i)]);
         return out;
-      }, py::arg("x"), "float32 [n] rounded to bfloat16 (nearest even) as the bf16 kernels round, back in float32.");
+      }, py::arg("x"), py::arg("path") = "scalar",
+      "float32 [n] rounded to bfloat16 (nearest even, denormals to +-0) as the bf16 kernels round, back in "
+      "float32. path: 'scalar' (portable C++), 'integer_ops' (AVX-512 integer operations) or 'instruction' "
+      "(VCVTNEPS2BF16, needs AVX512_BF16): the same bits; the kernels use the fastest this CPU has.");
 
   py::class_<MlpValueNet, ValueNet, std::shared_ptr<MlpValueNet>>(m, "MlpValueNet", R"doc(
 Native (C++) evaluation of rebel.model.ValueMLP as a solver value net.

@@ -26,16 +26,27 @@ void layer_norm_gelu(float* y, long ldy, int rows, int n, const float* gamma, co
 // ~4e-7 absolute in float32); used for row tails.
 float gelu_erf(float z);
 
+// How the AVX-512 code below rounds float32 to bf16 (nearest even, denormals to +-0, NaN kept
+// and quieted): the same bits either way. kInstruction (VCVTNEPS2BF16) needs AVX512_BF16;
+// kIntegerOps needs only AVX-512 F/BW/VL.
+enum class Bf16Rounding { kIntegerOps, kInstruction };
+
+// kInstruction where cpu_features().avx512bf16, else kIntegerOps.
+Bf16Rounding native_bf16_rounding();
+
 // The bf16 and int16 paths' LayerNorm + GELU (AVX-512 F/BW/VL; only called where a bf16 or
 // int16 kernel runs, and every such CPU has it): the same fit, with a refined reciprocal in
 // place of the division (relative error below 1e-6, far under bf16's 2^-9). Writes the result
 // as float32 in place when out16 is null, otherwise as bf16 to out16[r][0..n) (row stride
-// n_pad, zero from n to n_pad); rows [rows, block_rows) of out16 are zeroed.
+// n_pad, zero from n to n_pad); rows [rows, block_rows) of out16 are zeroed. A rounding this
+// CPU cannot do throws std::invalid_argument.
 void layer_norm_gelu_avx512(float* y, long ldy, int rows, int n, const float* gamma, const float* beta, float eps,
-                            uint16_t* out16, int n_pad, int block_rows);
+                            uint16_t* out16, int n_pad, int block_rows,
+                            Bf16Rounding rounding = native_bf16_rounding());
 
-// out[r][0..n) = bf16(x[r][0..n)) (round to nearest even), zero from n to n_pad, and rows
-// [rows, block_rows) zeroed (AVX-512 F/BW/VL).
-void rows_to_bf16_avx512(const float* x, long ldx, int rows, int n, uint16_t* out, int n_pad, int block_rows);
+// out[r][0..n) = bf16(x[r][0..n)), zero from n to n_pad, and rows [rows, block_rows) zeroed
+// (AVX-512 F/BW/VL).
+void rows_to_bf16_avx512(const float* x, long ldx, int rows, int n, uint16_t* out, int n_pad, int block_rows,
+                         Bf16Rounding rounding = native_bf16_rounding());
 
 }  // namespace rebel

@@ -1,13 +1,15 @@
 // LayerNorm + GELU and float -> bf16 conversion for the bf16 and int16 paths, in AVX-512 (F, BW,
 // VL) intrinsics (declared in activations.h). The float32 path keeps activations.cc, which is
-// portable. Only AVX-512 F/BW/VL is needed: the bf16 rounding is done with integer operations
-// (bit for bit what VCVTNEPS2BF16 does), so the int16 path runs on CPUs without AVX512_BF16.
+// portable. The bf16 rounding has two forms with the same bits: VCVTNEPS2BF16 where the CPU has
+// AVX512_BF16 (one instruction per 16 floats), and integer operations (about ten) elsewhere, so
+// the int16 path, and the AMX kernel with avx512bf16 hidden, run on AVX-512 F/BW/VL alone.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
 
 #include "nets/activations.h"
+#include "nets/cpu_features.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -45,6 +47,12 @@ __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline __m25
   return _mm512_cvtepi32_epi16(_mm512_srli_epi32(r, 16));
 }
 
+// The same conversion in one instruction; only ever called behind cpu_features().avx512bf16.
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"), always_inline)) inline __m256i to_bf16_instruction(
+    __m512 v) {
+  return (__m256i)_mm512_cvtneps_pbh(v);
+}
+
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void zero_rows(uint16_t* out, int from, int to, int n_pad) {
   if (from < to) std::fill(out + static_cast<long>(from) * n_pad, out + static_cast<long>(to) * n_pad, uint16_t{0});
 }
@@ -77,78 +85,147 @@ __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline __m51
   return _mm512_fmadd_ps(h, e, h);
 }
 
-}  // namespace
+constexpr int kStatRows = 16;
 
-__attribute__((target("avx512f,avx512bw,avx512vl"))) void layer_norm_gelu_avx512(float* y, long ldy, int rows, int n,
-                                                               const float* gamma, const float* beta, float eps,
-                                                               uint16_t* out16, int n_pad, int block_rows) {
+// Mean and 1/sqrt(var + eps) of rows [r0, r0 + nr) (nr <= kStatRows): every row's sum first,
+// then the squared deviations, so the rows' short reductions overlap instead of each waiting
+// on the one before.
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline void row_statistics(
+    const float* y, long ldy, int r0, int nr, int n, float eps, float* means, float* rstds) {
   const float inv_n = 1.0f / static_cast<float>(n);
-  constexpr int kStatRows = 16;
-  for (int r0 = 0; r0 < rows; r0 += kStatRows) {
-    const int nr = std::min(kStatRows, rows - r0);
-    // Statistics of every row first, then the normalisation: the rows' short reductions
-    // overlap instead of each waiting on the one before.
-    float means[kStatRows], rstds[kStatRows];
-    for (int r = 0; r < nr; ++r) {
-      const float* row = y + (r0 + r) * ldy;
-      __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
-      for (int k = 0, j = 0; k < n; k += 16, j = (j + 1) & 3)
-        acc[j] = _mm512_add_ps(acc[j], _mm512_maskz_loadu_ps(tail_mask(n - k), row + k));
-      means[r] = sum4(acc) * inv_n;
-    }
-    for (int r = 0; r < nr; ++r) {
-      const float* row = y + (r0 + r) * ldy;
-      const __m512 mean = _mm512_set1_ps(means[r]);
-      __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
-      for (int k = 0, j = 0; k < n; k += 16, j = (j + 1) & 3) {
-        const __mmask16 m = tail_mask(n - k);
-        const __m512 d = _mm512_maskz_sub_ps(m, _mm512_maskz_loadu_ps(m, row + k), mean);
-        acc[j] = _mm512_fmadd_ps(d, d, acc[j]);
-      }
-      rstds[r] = 1.0f / std::sqrt(sum4(acc) * inv_n + eps);
-    }
-    for (int r = 0; r < nr; ++r) {
-      float* row = y + (r0 + r) * ldy;
-      const __m512 mean = _mm512_set1_ps(means[r]), rstd = _mm512_set1_ps(rstds[r]);
-      uint16_t* o = out16 ? out16 + static_cast<long>(r0 + r) * n_pad : nullptr;
-      for (int k = 0; k < n; k += 16) {
-        const __mmask16 m = tail_mask(n - k);
-        const __m512 x = _mm512_maskz_loadu_ps(m, row + k);
-        const __m512 z = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_sub_ps(x, mean), rstd),
-                                         _mm512_maskz_loadu_ps(m, gamma + k), _mm512_maskz_loadu_ps(m, beta + k));
-        const __m512 g = gelu(z);
-        if (o) {
-          _mm256_mask_storeu_epi16(o + k, m, to_bf16(g));
-        } else {
-          _mm512_mask_storeu_ps(row + k, m, g);
-        }
-      }
-      if (o) std::fill(o + n, o + n_pad, uint16_t{0});
-    }
+  for (int r = 0; r < nr; ++r) {
+    const float* row = y + (r0 + r) * ldy;
+    __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+    for (int k = 0, j = 0; k < n; k += 16, j = (j + 1) & 3)
+      acc[j] = _mm512_add_ps(acc[j], _mm512_maskz_loadu_ps(tail_mask(n - k), row + k));
+    means[r] = sum4(acc) * inv_n;
   }
-  if (out16) zero_rows(out16, rows, block_rows, n_pad);
+  for (int r = 0; r < nr; ++r) {
+    const float* row = y + (r0 + r) * ldy;
+    const __m512 mean = _mm512_set1_ps(means[r]);
+    __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+    for (int k = 0, j = 0; k < n; k += 16, j = (j + 1) & 3) {
+      const __mmask16 m = tail_mask(n - k);
+      const __m512 d = _mm512_maskz_sub_ps(m, _mm512_maskz_loadu_ps(m, row + k), mean);
+      acc[j] = _mm512_fmadd_ps(d, d, acc[j]);
+    }
+    rstds[r] = 1.0f / std::sqrt(sum4(acc) * inv_n + eps);
+  }
 }
 
-__attribute__((target("avx512f,avx512bw,avx512vl"))) void rows_to_bf16_avx512(const float* x, long ldx, int rows, int n, uint16_t* out,
-                                                            int n_pad, int block_rows) {
-  for (int r = 0; r < rows; ++r) {
-    const float* xr = x + r * ldx;
-    uint16_t* o = out + static_cast<long>(r) * n_pad;
-    for (int k = 0; k < n; k += 16) {
-      const __mmask16 m = tail_mask(n - k);
-      _mm256_mask_storeu_epi16(o + k, m, to_bf16(_mm512_maskz_loadu_ps(m, xr + k)));
-    }
-    std::fill(o + n, o + n_pad, uint16_t{0});
-  }
+// GELU(LayerNorm(row))[k, k + 16) under mask m.
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline __m512 normalised_gelu(
+    const float* row, int k, __mmask16 m, __m512 mean, __m512 rstd, const float* gamma, const float* beta) {
+  const __m512 x = _mm512_maskz_loadu_ps(m, row + k);
+  const __m512 z = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_sub_ps(x, mean), rstd), _mm512_maskz_loadu_ps(m, gamma + k),
+                                   _mm512_maskz_loadu_ps(m, beta + k));
+  return gelu(z);
+}
+
+// Written out twice (AVX-512 F/BW/VL, and with AVX512_BF16 for the instruction): a helper
+// compiled for the wider target cannot be inlined into the narrower one, and the rounding is
+// in the innermost loop.
+#define REBEL_LAYER_NORM_GELU_BODY(STORE)                                                              \
+  for (int r0 = 0; r0 < rows; r0 += kStatRows) {                                                       \
+    const int nr = std::min(kStatRows, rows - r0);                                                     \
+    float means[kStatRows], rstds[kStatRows];                                                          \
+    row_statistics(y, ldy, r0, nr, n, eps, means, rstds);                                              \
+    for (int r = 0; r < nr; ++r) {                                                                     \
+      float* row = y + (r0 + r) * ldy;                                                                 \
+      const __m512 mean = _mm512_set1_ps(means[r]), rstd = _mm512_set1_ps(rstds[r]);                  \
+      uint16_t* o = out16 ? out16 + static_cast<long>(r0 + r) * n_pad : nullptr;                       \
+      for (int k = 0; k < n; k += 16) {                                                                \
+        const __mmask16 m = tail_mask(n - k);                                                          \
+        const __m512 g = normalised_gelu(row, k, m, mean, rstd, gamma, beta);                          \
+        if (o) {                                                                                       \
+          _mm256_mask_storeu_epi16(o + k, m, STORE(g));                                                \
+        } else {                                                                                       \
+          _mm512_mask_storeu_ps(row + k, m, g);                                                        \
+        }                                                                                              \
+      }                                                                                                \
+      if (o) std::fill(o + n, o + n_pad, uint16_t{0});                                                 \
+    }                                                                                                  \
+  }                                                                                                    \
+  if (out16) zero_rows(out16, rows, block_rows, n_pad);
+
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void layer_norm_gelu_integer_rounding(
+    float* y, long ldy, int rows, int n, const float* gamma, const float* beta, float eps, uint16_t* out16, int n_pad,
+    int block_rows) {
+  REBEL_LAYER_NORM_GELU_BODY(to_bf16)
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void layer_norm_gelu_instruction_rounding(
+    float* y, long ldy, int rows, int n, const float* gamma, const float* beta, float eps, uint16_t* out16, int n_pad,
+    int block_rows) {
+  REBEL_LAYER_NORM_GELU_BODY(to_bf16_instruction)
+}
+
+#undef REBEL_LAYER_NORM_GELU_BODY
+
+#define REBEL_ROWS_TO_BF16_BODY(STORE)                                                                 \
+  for (int r = 0; r < rows; ++r) {                                                                     \
+    const float* xr = x + r * ldx;                                                                     \
+    uint16_t* o = out + static_cast<long>(r) * n_pad;                                                  \
+    for (int k = 0; k < n; k += 16) {                                                                  \
+      const __mmask16 m = tail_mask(n - k);                                                            \
+      _mm256_mask_storeu_epi16(o + k, m, STORE(_mm512_maskz_loadu_ps(m, xr + k)));                     \
+    }                                                                                                  \
+    std::fill(o + n, o + n_pad, uint16_t{0});                                                          \
+  }                                                                                                    \
   zero_rows(out, rows, block_rows, n_pad);
+
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void rows_to_bf16_integer_rounding(
+    const float* x, long ldx, int rows, int n, uint16_t* out, int n_pad, int block_rows) {
+  REBEL_ROWS_TO_BF16_BODY(to_bf16)
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void rows_to_bf16_instruction_rounding(
+    const float* x, long ldx, int rows, int n, uint16_t* out, int n_pad, int block_rows) {
+  REBEL_ROWS_TO_BF16_BODY(to_bf16_instruction)
+}
+
+#undef REBEL_ROWS_TO_BF16_BODY
+
+void require_rounding_supported(Bf16Rounding rounding) {
+  if (rounding == Bf16Rounding::kInstruction && !cpu_features().avx512bf16)
+    throw std::invalid_argument("bf16 rounding by instruction needs AVX512_BF16, which this CPU lacks (or "
+                                "REBEL_CPU_DISABLE hides)");
+}
+
+}  // namespace
+
+Bf16Rounding native_bf16_rounding() {
+  return cpu_features().avx512bf16 ? Bf16Rounding::kInstruction : Bf16Rounding::kIntegerOps;
+}
+
+void layer_norm_gelu_avx512(float* y, long ldy, int rows, int n, const float* gamma, const float* beta, float eps,
+                            uint16_t* out16, int n_pad, int block_rows, Bf16Rounding rounding) {
+  require_rounding_supported(rounding);
+  if (out16 && rounding == Bf16Rounding::kInstruction) {
+    layer_norm_gelu_instruction_rounding(y, ldy, rows, n, gamma, beta, eps, out16, n_pad, block_rows);
+  } else {
+    layer_norm_gelu_integer_rounding(y, ldy, rows, n, gamma, beta, eps, out16, n_pad, block_rows);
+  }
+}
+
+void rows_to_bf16_avx512(const float* x, long ldx, int rows, int n, uint16_t* out, int n_pad, int block_rows,
+                         Bf16Rounding rounding) {
+  require_rounding_supported(rounding);
+  if (rounding == Bf16Rounding::kInstruction) {
+    rows_to_bf16_instruction_rounding(x, ldx, rows, n, out, n_pad, block_rows);
+  } else {
+    rows_to_bf16_integer_rounding(x, ldx, rows, n, out, n_pad, block_rows);
+  }
 }
 
 #else
 
-void layer_norm_gelu_avx512(float*, long, int, int, const float*, const float*, float, uint16_t*, int, int) {
+Bf16Rounding native_bf16_rounding() { return Bf16Rounding::kIntegerOps; }
+void layer_norm_gelu_avx512(float*, long, int, int, const float*, const float*, float, uint16_t*, int, int,
+                            Bf16Rounding) {
   throw std::logic_error("the bf16 path needs x86-64 AVX-512");
 }
-void rows_to_bf16_avx512(const float*, long, int, int, uint16_t*, int, int) {
+void rows_to_bf16_avx512(const float*, long, int, int, uint16_t*, int, int, Bf16Rounding) {
   throw std::logic_error("the bf16 path needs x86-64 AVX-512");
 }
 

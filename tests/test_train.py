@@ -123,6 +123,10 @@ def test_paper_settings_and_the_measured_levers(game):
         assert c.game.num_dice == int(game[0]) and c.game.num_faces == int(game[2])
     assert (paper.trainer.train_ratio, paper.trainer.ema_decay, paper.search.precision) == (4.0, 0.0, "fp32")
     assert (ours.trainer.train_ratio, ours.trainer.ema_decay, ours.search.precision) == (16.0, 0.998, "auto")
+    assert paper.selfplay.iterations is None and paper.trainer.lr_max_halvings == 2
+    # 2x3f, where the net is the limit: self-play at T = 256 with a constant learning rate
+    # (measured in docs/performance.md); the evaluations keep the paper's T = 1024 above.
+    assert (ours.selfplay.iterations, ours.trainer.lr_max_halvings) == ((256, 0) if game == "2x3f" else (None, 2))
 
 
 def test_weight_average_follows_each_step_and_survives_a_checkpoint():
@@ -172,10 +176,40 @@ def test_weight_average_follows_each_step_and_survives_a_checkpoint():
     ("search.precision=fp16", "search.precision must be one of fp32, bf16, int16, auto"),
     ("evaluation.precision=half", "evaluation.precision must be one of fp32, bf16, int16, auto"),
     ("run.snapshot_every=-1", "run.snapshot_every must be >= 0"),
+    ("selfplay.iterations=1", "selfplay.iterations must be in"),
 ])
 def test_config_mistakes_are_named(override, message):
     with pytest.raises(ConfigError, match=message):
         load_train_config(None, [override])
+
+
+def test_selfplay_iterations_set_only_self_plays_solver(tmp_path, monkeypatch):
+    """selfplay.iterations is the T of self-play's subgames; the run's evaluations, held-out
+    labels and references keep search.iterations (the protocol)."""
+    from rebel import _core
+    from rebel.config.train import selfplay_iterations
+    from rebel.train import run as run_module
+    from rebel.train.evaluation import heldout_walk
+    from rebel.train.rundir import RunDirectory
+
+    base = ["game.num_dice=1", "game.num_faces=3", "search.iterations=64", "selfplay.threads=1"]
+    assert selfplay_iterations(load_train_config(None, base)) == 64
+    config = load_train_config(None, base + ["selfplay.iterations=8"])
+    assert selfplay_iterations(config) == 8 and config.search.iterations == 64
+
+    made = []
+    original = _core.SelfPlayGenerator
+
+    def recording_generator(*args, **kwargs):
+        made.append(kwargs)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(_core, "SelfPlayGenerator", recording_generator)
+    training = run_module.Training(config, RunDirectory.create(tmp_path / "run", "{}"), show_progress=False)
+    training.pool.stop(cancel_running=True)
+    assert [k["iterations"] for k in made] == [8]
+    next(heldout_walk(training.game, config))
+    assert made[-1]["full_depth"] and made[-1]["iterations"] == 64
 
 
 def test_unknown_key_error_lists_the_valid_keys():

@@ -43,6 +43,8 @@ class SelfPlaySection:
     threads: int = 2                 # self-play loops, each in its own thread (with ray: per actor)
     seed: int = 0                    # seeds every generator of the run
     backend: str = "threads"         # threads (this process) or ray (actors; see the ray section, docs/distributed.md)
+    iterations: Optional[int] = None  # self-play's solver iterations T per subgame (null: search.iterations;
+                                      # the evaluations and references always use search.iterations)
 
 
 @dataclass
@@ -146,6 +148,13 @@ def ray_cpus_needed(config: TrainConfig) -> int:
     return 0
 
 
+def selfplay_iterations(config: TrainConfig) -> int:
+    """The solver iterations T of each self-play subgame: selfplay.iterations, or
+    search.iterations where it is null (test-time search and evaluation use search.iterations)."""
+    it = config.selfplay.iterations
+    return config.search.iterations if it is None else it
+
+
 def check(config: TrainConfig) -> None:
     """Ranges and choices that the types alone do not express (ConfigError)."""
     game_of(config)
@@ -161,6 +170,8 @@ def check(config: TrainConfig) -> None:
         (s.precision in PRECISIONS, f"search.precision must be one of {', '.join(PRECISIONS)}, got {s.precision!r}"),
         (1 <= config.selfplay.threads <= 256, f"selfplay.threads must be in [1, 256], got {config.selfplay.threads}"),
         (config.selfplay.seed >= 0, f"selfplay.seed must be >= 0, got {config.selfplay.seed}"),
+        (config.selfplay.iterations is None or 2 <= config.selfplay.iterations < 2**31,
+         f"selfplay.iterations must be in [2, 2**31) or null, got {config.selfplay.iterations}"),
         (config.selfplay.backend in BACKENDS,
          f"selfplay.backend must be one of {', '.join(BACKENDS)}, got {config.selfplay.backend!r}"),
         (e.precision in PRECISIONS,

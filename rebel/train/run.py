@@ -25,7 +25,7 @@ import numpy as np
 import torch
 
 from rebel import _core
-from rebel.config.train import TrainConfig, game_of
+from rebel.config.train import TrainConfig, game_of, selfplay_iterations
 from rebel.model import ValueMLP, export_weights, to_native, weights_to_bytes
 from rebel.precision import native_kernel
 from rebel.progress import Progress, progress_callback
@@ -123,6 +123,7 @@ class Training:
 
     def _make_pool(self, seed: int) -> "GenerationPool | RayGenerationPool":
         cfg, s = self.config, self.config.search
+        iterations = selfplay_iterations(cfg)
         if cfg.selfplay.backend == "ray":
             from rebel.train.ray_pool import RayGenerationPool
 
@@ -130,14 +131,14 @@ class Training:
             states = [SelfPlayLoop.initial_state(self.game, _seed_sequence(seed, i)) for i in range(loops)]
             params = cfg.game.as_dict()
             name = params.pop("name")
-            search = {"solver": s.solver, "depth": s.depth, "iterations": s.iterations, "epsilon": s.epsilon,
+            search = {"solver": s.solver, "depth": s.depth, "iterations": iterations, "epsilon": s.epsilon,
                       "iteration_sampling": s.iteration_sampling, "off_path": s.off_path}
             pool = RayGenerationPool(name, params, search, s.precision, states, cfg.ray.workers, cfg.selfplay.threads,
                                      cfg.ray.max_restarts, self.buffer.add, round_examples=self.G)
             pool.install_weights(weights_to_bytes(self.trainer.inference_model()))
             return pool
         generator = _core.SelfPlayGenerator(self.game, self.native, solver=s.solver, depth=s.depth,
-                                            iterations=s.iterations, epsilon=s.epsilon,
+                                            iterations=iterations, epsilon=s.epsilon,
                                             sampling=s.iteration_sampling, off_path=s.off_path)
         loops = [SelfPlayLoop(self.game, generator, _seed_sequence(seed, i)) for i in range(cfg.selfplay.threads)]
         return GenerationPool(loops, self.buffer.add, native=self.native)

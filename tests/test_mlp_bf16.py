@@ -97,7 +97,7 @@ def test_every_bf16_rounding_path_gives_the_reference_bits(path):
     ours = _core.bf16_round(x, path).view(np.uint32)
     expected = bf16_round(x).view(np.uint32)
     assert np.array_equal(ours, expected), f"{np.count_nonzero(ours != expected)} patterns differ"
-    assert ours[edges.size - 2] == 0x7F800000  # the largest finite float rounds past bf16's to inf
+    assert ours[edges.size - 2] == 0x7F800000  # 0x7F7F8000, a tie above bf16's largest finite value, rounds (to even) to inf
 
 
 def test_bf16_round_rejects_an_unknown_path_and_a_missing_instruction():

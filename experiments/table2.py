@@ -16,7 +16,8 @@ Everything lands in ``OUT`` (default experiments/results/table2/): one folder pe
 the run (config.yaml, metrics.jsonl, weights.bin; the checkpoint stays but is not
 committed) and ``eval.json``; ``references.json``; ``table2.json`` and ``table2.md``; a
 learning-curve figure per game (``curves_<game>.png``). A killed run resumes from its last
-checkpoint; a finished cell is neither retrained nor re-evaluated unless ``--force CELL``. A run
+checkpoint, a killed evaluation at the seed it was on (the seeds done are kept in
+``eval.partial.json``); a finished cell is neither retrained nor re-evaluated unless ``--force CELL``. A run
 that cannot resume (its checkpoint lost) is ended at its last recorded epoch by
 ``--end-training CELL``, which the results record.
 
@@ -189,7 +190,8 @@ def stronger_evaluations(run_dir: Path) -> List[Dict[str, Any]]:
         if not all(k in protocol for k in ("solver", "iterations", "depth")):
             raise Refused(f"{old}: corrupt evaluation (no search protocol); move it away or pass --force {run_dir.name}")
         os.replace(old, stronger_path(run_dir, protocol))
-    return [read_json(p, "evaluation") for p in sorted(run_dir.glob("eval_*_T*_d*.json"))]
+    return [read_json(p, "evaluation") for p in sorted(run_dir.glob("eval_*_T*_d*.json"))
+            if not p.name.endswith(".partial.json")]
 
 
 def read_json(path: Path, what: str) -> Any:
@@ -340,8 +342,17 @@ def evaluate_cell(cell: str, run_dir: Path, plan: Plan, threads: int, progress: 
     params = config.game.as_dict()
     name = params.pop("name")
     protocol = search or {"solver": config.search.solver, "iterations": plan.iterations, "depth": plan.depth}
+    full_protocol = {"mode": "b", "depth": protocol["depth"], "iterations": protocol["iterations"],
+                     "repeats": plan.repeats, "solver": protocol["solver"], "precision": plan.precision}
+    partial = partial_path(path)
+    done = finished_seeds(partial, full_protocol, cell)
     runs = []
     for seed in plan.seeds:
+        if seed in done:
+            runs.append(done[seed])
+            log.info("%s: seed %d%s: exploitability %.5f (evaluated before, kept in %s)", cell, seed,
+                     " (stronger search)" if search else "", done[seed]["exploitability"], partial.name)
+            continue
         reused = None if search else final_evaluation(run_dir, config, plan, threads, seed)
         if reused is not None:
             runs.append(reused)
@@ -358,14 +369,38 @@ def evaluate_cell(cell: str, run_dir: Path, plan: Plan, threads: int, progress: 
                      "net_kernel": result.get("net_kernel")})
         log.info("%s: seed %d%s: exploitability %.5f", cell, seed, " (stronger search)" if search else "",
                  runs[-1]["exploitability"])
+        # Each seed is kept as soon as it is done: on 1x6f and 2x3f one costs 12-15 minutes, and
+        # a killed evaluation resumes at the seed it was on.
+        _write_json(partial, {"format": FORMAT, "cell": cell, "protocol": full_protocol, "runs": runs})
     expl = [r["exploitability"] for r in runs]
-    out = {"format": FORMAT, "cell": cell, "protocol": {"mode": "b", "depth": protocol["depth"],
-                                                        "iterations": protocol["iterations"], "repeats": plan.repeats,
-                                                        "solver": protocol["solver"], "precision": plan.precision},
+    out = {"format": FORMAT, "cell": cell, "protocol": full_protocol,
            "runs": runs, "mean": statistics.mean(expl), "min": min(expl), "max": max(expl),
            "stdev": statistics.stdev(expl) if len(expl) > 1 else 0.0}
     _write_json(path, out)
+    partial.unlink(missing_ok=True)
     return out
+
+
+def partial_path(path: Path) -> Path:
+    """Where the seeds of an unfinished evaluation cached at ``path`` are kept."""
+    return path.with_name(path.stem + ".partial.json")
+
+
+def finished_seeds(partial: Path, protocol: Dict[str, Any], cell: str) -> Dict[int, Dict[str, Any]]:
+    """The seeds an interrupted evaluation of the same protocol finished (seed -> run); none
+    when there is no such file. One of another version or protocol is refused, not reused."""
+    if not partial.is_file():
+        return {}
+    kept = read_json(partial, "partial evaluation")
+    if not isinstance(kept, dict) or kept.get("format") != FORMAT or kept.get("protocol") != protocol \
+            or not isinstance(kept.get("runs"), list):
+        raise Refused(f"{partial}: an unfinished evaluation of another protocol or version of table2.py; "
+                      f"remove it or pass --force {cell}")
+    try:
+        return {int(r["seed"]): {**r, "exploitability": float(r["exploitability"])} for r in kept["runs"]}
+    except (KeyError, TypeError, ValueError):
+        raise Refused(f"{partial}: corrupt partial evaluation (a run without seed or exploitability); "
+                      f"remove it or pass --force {cell}") from None
 
 
 def net_precisions(evaluation: Dict[str, Any]) -> set:

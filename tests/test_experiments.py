@@ -267,7 +267,7 @@ def test_table2_quick_pipeline(tmp_path, capsys):
     assert (out / "kuhn-fp" / "weights.bin").is_file()
 
 
-def test_table2_end_training_after_a_lost_checkpoint(tmp_path, capsys):
+def test_table2_end_training_after_a_lost_checkpoint(tmp_path, capsys, monkeypatch):
     """A run whose checkpoint is gone (a replaced machine) cannot resume: the script refuses it
     until --end-training ends it at its last recorded epoch, marked as such in the results, and
     evaluates every seed afresh on the net that epoch wrote."""
@@ -316,6 +316,37 @@ def test_table2_end_training_after_a_lost_checkpoint(tmp_path, capsys):
     again = json.loads((cell / "eval.json").read_text())
     assert again["protocol"]["precision"] == "fp32" and table2.net_precisions(again) == {"fp32"}
     assert [r["exploitability"] for r in again["runs"]] == [r["exploitability"] for r in data["runs"]]
+    # An evaluation killed between seeds resumes at the seed it was on: the finished seeds are
+    # kept (eval.partial.json) and not computed again; the result is the uninterrupted one.
+    import rebel.evaluate
+
+    real, calls = rebel.evaluate.evaluate, []
+
+    def interrupted_at_second_seed(settings, **kw):
+        calls.append(settings.seed)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(settings, **kw)
+
+    (cell / "eval.json").unlink()
+    monkeypatch.setattr(rebel.evaluate, "evaluate", interrupted_at_second_seed)
+    with pytest.raises(KeyboardInterrupt):
+        table2.main(args)
+    assert not (cell / "eval.json").exists() and calls == [0, 1]
+    kept = json.loads((cell / "eval.partial.json").read_text())
+    assert [r["seed"] for r in kept["runs"]] == [0]
+    calls.clear()
+    monkeypatch.setattr(rebel.evaluate, "evaluate", lambda settings, **kw: calls.append(settings.seed) or real(settings, **kw))
+    assert table2.main(args) == 0
+    assert calls == [1, 2] and not (cell / "eval.partial.json").exists()
+    resumed = json.loads((cell / "eval.json").read_text())["runs"]
+    assert [r["exploitability"] for r in resumed] == [r["exploitability"] for r in again["runs"]]
+    # A partial evaluation of another protocol is refused, not mixed in.
+    (cell / "eval.json").unlink()
+    (cell / "eval.partial.json").write_text(json.dumps({**kept, "protocol": {**kept["protocol"], "repeats": 8}}))
+    capsys.readouterr()
+    assert table2.main(args) == 2
+    assert "eval.partial.json: an unfinished evaluation of another protocol" in capsys.readouterr().err
 
 
 def test_rebel_tictactoe_target_analysis(tmp_path):

@@ -411,13 +411,22 @@ def net_precisions(evaluation: Dict[str, Any]) -> set:
 
 def reevaluate(cell: str, run_dir: Path, plan: Plan) -> None:
     """Removes a cell's cached evaluations that were not run with the protocol's net precision
-    (eval.json and the plan's stronger searches), so this invocation computes them again; other
-    cached searches stay (the table marks their precision)."""
+    (eval.json and the plan's stronger searches, finished or partial), so this invocation
+    computes them again; other cached searches stay (the table marks their precision)."""
     paths = [run_dir / "eval.json"] + [stronger_path(run_dir, search) for search in plan.stronger]
     for path in paths:
         if path.is_file() and net_precisions(read_json(path, "evaluation")) != {plan.precision}:
             log.info("%s: %s is evaluated again with the net in %s", cell, path.name, plan.precision)
             path.unlink()
+        partial = partial_path(path)
+        if partial.is_file():
+            kept = read_json(partial, "partial evaluation")
+            protocol = kept.get("protocol") if isinstance(kept, dict) else None
+            if not isinstance(protocol, dict) or protocol.get("precision") != plan.precision \
+                    or not net_precisions(kept) <= {plan.precision}:
+                log.info("%s: the seeds kept in %s (another precision) are evaluated again with the net in %s",
+                         cell, partial.name, plan.precision)
+                partial.unlink()
 
 
 def _write_text(path: Path, text: str) -> None:
@@ -694,7 +703,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                              "or selfplay.threads=8 (repeatable; recorded in each run's config.yaml)")
     parser.add_argument("--reevaluate", action="append", default=[], metavar="CELL",
                         help="evaluate CELL's final net again where a cached evaluation ran the net in another "
-                             "precision than the protocol's (no retraining)")
+                             "precision than the protocol's, finished or kept per seed (no retraining)")
     parser.add_argument("--end-training", action="append", default=[], metavar="CELL",
                         help="end CELL's training at the last epoch its metrics record and evaluate that net "
                              "(for a run whose checkpoint was lost; recorded in the results)")

@@ -347,6 +347,14 @@ def test_table2_end_training_after_a_lost_checkpoint(tmp_path, capsys, monkeypat
     capsys.readouterr()
     assert table2.main(args) == 2
     assert "eval.partial.json: an unfinished evaluation of another protocol" in capsys.readouterr().err
+    # --reevaluate drops the kept seeds of another net precision too, and computes them again.
+    (cell / "eval.partial.json").write_text(json.dumps(
+        {**kept, "protocol": {**kept["protocol"], "precision": "bf16"},
+         "runs": [{**r, "net_kernel": {"precision": "bf16", "isa": "avx512bf16"}} for r in kept["runs"]]}))
+    calls.clear()
+    assert table2.main(args + ["--reevaluate", "kuhn-cfr"]) == 0
+    assert calls == [0, 1, 2] and not (cell / "eval.partial.json").exists()
+    assert table2.net_precisions(json.loads((cell / "eval.json").read_text())) == {"fp32"}
 
 
 def test_rebel_tictactoe_target_analysis(tmp_path):

@@ -126,6 +126,25 @@ def test_gelu_is_exact_erf(game):
     assert np.abs(net.forward(x) - torch_forward(model, x)).max() <= PARITY_ATOL
 
 
+@pytest.mark.skipif("avx2" not in ISAS, reason="this CPU has no AVX2 + FMA")
+@pytest.mark.skipif("avx512" not in ISAS, reason="without AVX-512 the tests above already run the AVX2 path")
+def test_avx2_layer_norm_gelu_matches_torch_where_avx512_is_hidden():
+    """LayerNorm + GELU has its own AVX2 code for CPUs without AVX-512 (csrc/nets/activations.cc);
+    REBEL_CPU_DISABLE=avx512 selects it here, and the parity tests above run on it."""
+    import subprocess
+    import sys
+
+    env = dict(os.environ, REBEL_CPU_DISABLE="avx512")
+    probe = subprocess.run([sys.executable, "-c", "from rebel import _core; print(list(_core.mlp_supported_isas()))"],
+                           env=env, capture_output=True, text=True, timeout=120)
+    assert probe.returncode == 0 and "avx512" not in probe.stdout, probe.stdout + probe.stderr
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k",
+                          "matches_torch and not avx2_layer_norm or gelu_is_exact_erf"],
+                         env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
+    assert " passed" in out.stdout and "failed" not in out.stdout, out.stdout[-2000:]
+
+
 def test_forward_accepts_views_and_empty_batches(game):
     model = model_for(game)
     net = to_native(model, game)

@@ -260,7 +260,8 @@ def end_training(cell: str, run_dir: Path) -> None:
 
 def train(cell: str, plan: Plan, out: Path, progress: bool, extra: Sequence[str] = ()) -> Path:
     """Trains the cell (or resumes it from its checkpoint); returns its run directory.
-    ``extra``: the --set overrides, after the plan's (on a resume, those --resume accepts)."""
+    ``extra``: the --set overrides, after the plan's and its budget, so they win (on a resume,
+    only those --resume accepts)."""
     game, solver = cell.rsplit("-", 1)
     run_dir = out / cell
     if trained(run_dir):
@@ -281,7 +282,8 @@ def train(cell: str, plan: Plan, out: Path, progress: bool, extra: Sequence[str]
         if run_dir.exists() and any(run_dir.iterdir()):
             raise Refused(f"{run_dir} holds a run without a checkpoint (killed before its first one?); "
                           f"remove it or pass --force {cell}")
-        cmd += [g["config"], f"search.solver={SOLVERS[solver]}", *g["overrides"], *extra, *budget,
+        # --set comes last, as on a resume: `--set run.max_minutes=100` shortens a leg.
+        cmd += [g["config"], f"search.solver={SOLVERS[solver]}", *g["overrides"], *budget, *extra,
                 f"run.dir={out}", f"run.name={cell}"]
     log.info("%s: %s", cell, " ".join(cmd[3:]))
     subprocess.run(cmd, check=True)
@@ -700,7 +702,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                              "dcfr:512:2,lcfr:256:4; 'none' skips them)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
                         help="a training override for the cells trained or resumed now, e.g. trainer.device=cuda "
-                             "or selfplay.threads=8 (repeatable; recorded in each run's config.yaml)")
+                             "or selfplay.threads=8, or run.max_minutes=100 for a shorter leg (repeatable; after the plan's "
+                             "settings, so it wins; recorded in each run's config.yaml)")
     parser.add_argument("--reevaluate", action="append", default=[], metavar="CELL",
                         help="evaluate CELL's final net again where a cached evaluation ran the net in another "
                              "precision than the protocol's, finished or kept per seed (no retraining)")

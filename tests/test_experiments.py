@@ -621,3 +621,17 @@ def test_lever_summary_keeps_earlier_variants(tmp_path, monkeypatch, capsys):
     summary = json.loads((tmp_path / "levers.json").read_text())
     assert [v["variant"] for v in summary["variants"]] == rows
     assert "shipped-noema" not in capsys.readouterr().out  # the printed table: this call's variants
+
+
+def test_table2_set_overrides_the_plans_budget(tmp_path, monkeypatch):
+    """`--set run.max_minutes=N` shortens a fresh cell's training leg: the --set overrides come
+    after the plan's budget on the `rebel train` command line (as they do on a resume)."""
+    table2 = load("table2")
+    calls = []
+    monkeypatch.setattr(table2.subprocess, "run", lambda cmd, check: calls.append(cmd))
+    table2.train("kuhn-cfr", table2.QUICK_PLAN, tmp_path, False, ["run.max_minutes=2", "run.budget=training"])
+    (cmd,) = calls
+    minutes = [i for i, a in enumerate(cmd) if a.startswith("run.max_minutes=")]
+    budgets = [a for a in cmd if a.startswith("run.budget=")]
+    assert cmd[minutes[-1]] == "run.max_minutes=2" and budgets[-1] == "run.budget=training"
+    assert len(minutes) == 2 and cmd[minutes[0]] == f"run.max_minutes={table2.QUICK_PLAN.games['kuhn']['minutes']}"

@@ -128,6 +128,19 @@ def test_fp32_matches_torch_and_the_folded_reference(m, n, channels, blocks):
     assert np.allclose(p.sum(axis=1), 1, atol=1e-5)
 
 
+def assert_bf16_matches(p, v, p_ref, v_ref):
+    """The bf16 kernel against the reference with the same bf16 operands: only the float32
+    summation (order, rounding) differs from float64, so nearly every position agrees to 1e-5.
+    But an intermediate activation that lies on a bf16 rounding boundary can round the other way
+    under another summation order (AMX's, seen on 1 of 29 positions: value off by 1.1e-4, the
+    rest by < 1e-7), so a few positions may differ by such a flip's effect, bounded here by 2e-3."""
+    p_rows = np.abs(p - p_ref).max(axis=1)
+    v_rows = np.abs(v - v_ref)
+    close = (p_rows < 1e-5) & (v_rows < 1e-5)
+    assert close.mean() >= 0.9, f"only {close.sum()} of {close.size} positions agree to 1e-5"
+    assert p_rows.max() < 2e-3 and v_rows.max() < 2e-3
+
+
 @needs_torch
 @pytest.mark.skipif(not HAS_BF16, reason="this CPU has no bf16 kernel (AMX-BF16 or AVX512_BF16)")
 @pytest.mark.parametrize("m,n,channels,blocks", SHAPES)
@@ -138,8 +151,7 @@ def test_bf16_matches_the_bf16_reference(m, n, channels, blocks):
     native = NativeNet(net, "bf16")
     assert native.precision == "bf16" and native.isa in _core.mlp_supported_bf16_isas()
     p, v = native(planes)
-    # Same bf16 operands; only float32 summation (order, rounding) differs from float64.
-    assert np.abs(p - p_ref).max() < 1e-4 and np.abs(v - v_ref).max() < 1e-4
+    assert_bf16_matches(p, v, p_ref, v_ref)
     # And against float32 torch: bf16's 8-bit significand, through every residual block.
     p_torch, v_torch = predict(net, planes)
     assert np.abs(p - p_torch).max() < 2e-2 and np.abs(v - v_torch).max() < 2e-2
@@ -154,7 +166,10 @@ def test_torch_free_native_matches_the_reference(precision, m, n, channels, bloc
     assert (net.m, net.n, net.channels, net.blocks, net.precision) == (m, n, channels, blocks, precision)
     p, v = net.forward(planes)
     p_ref, v_ref = reference(layers, planes, m, n, bf16=precision == "bf16")
-    assert np.abs(p - p_ref).max() < 1e-4 and np.abs(v - v_ref).max() < 1e-4
+    if precision == "bf16":
+        assert_bf16_matches(p, v, p_ref, v_ref)
+    else:
+        assert np.abs(p - p_ref).max() < 1e-4 and np.abs(v - v_ref).max() < 1e-4
 
 
 @pytest.mark.parametrize("precision", PRECISIONS)

@@ -218,6 +218,12 @@ def read_metrics(run_dir: Path) -> List[Dict[str, Any]]:
     return rows
 
 
+def plan_minutes(plan: Plan, cell: str) -> Optional[float]:
+    """The plan's training budget in minutes for the cell (None for a game the plan lacks)."""
+    game = plan.games.get(cell.rsplit("-", 1)[0])
+    return None if game is None else float(game["minutes"])
+
+
 def trained(run_dir: Path) -> bool:
     return any(r.get("kind") == "final" for r in read_metrics(run_dir))
 
@@ -498,7 +504,27 @@ def references(game_key: str, plan: Plan, out: Path, threads: int, oracle: bool,
 
 
 # ---------------------------------------------------------------------------------- report
-def cell_row(cell: str, run_dir: Path, ev: Dict[str, Any]) -> Dict[str, Any]:
+def shortened_budget(run_dir: Path, final: Dict[str, Any], budget_minutes: Optional[float]) -> Optional[str]:
+    """Why a run trained less than its plan's budget, when ``--set run.max_minutes=N`` below
+    the plan's minutes ended it (its config.yaml records the value the run ran under);
+    ``final``: the run's final metrics line."""
+    from rebel.config.train import load_train_config
+
+    if budget_minutes is None or not (run_dir / "config.yaml").is_file():
+        return None
+    run = load_train_config(str(run_dir / "config.yaml")).run
+    if run.max_minutes is None or run.max_minutes >= budget_minutes:
+        return None
+    spent = final.get("training_seconds") if run.budget == "training" else final.get("wall_seconds")
+    if spent is None or spent < 60 * run.max_minutes:
+        return None  # it reached run.epochs first: the shortened budget did not end it
+    return (f"training ended under run.max_minutes={run.max_minutes:g} (set with --set) instead of the plan's "
+            f"{budget_minutes:g} minutes; weights.bin is the net at that point")
+
+
+def cell_row(cell: str, run_dir: Path, ev: Dict[str, Any], budget_minutes: Optional[float] = None) -> Dict[str, Any]:
+    """The table's record of a finished cell; ``budget_minutes``: the plan's training budget for
+    it, to note a run that was ended earlier on purpose."""
     rows = read_metrics(run_dir)
     final = next(r for r in rows if r.get("kind") == "final")
     evals = [r for r in rows if r.get("kind") is None and "exploitability" in r]
@@ -516,7 +542,7 @@ def cell_row(cell: str, run_dir: Path, ev: Dict[str, Any]) -> Dict[str, Any]:
             "epochs": final["epoch"], "heldout_mae": heldout,
             "heldout_delta_mean": heldout_source.get("heldout_delta_mean"),
             "heldout_epoch": heldout_source.get("epoch", final["epoch"]) if heldout is not None else None,
-            "ended": final.get("ended"),
+            "ended": final.get("ended") or shortened_budget(run_dir, final, budget_minutes),
             "stronger": [{**{k: x[k] for k in ("protocol", "mean", "min", "max")},
                           "precisions": sorted(net_precisions(x))} for x in stronger_evaluations(run_dir)]}
 
@@ -747,11 +773,12 @@ def main(argv: Optional[List[str]] = None) -> int:
                 ev = evaluate_cell(cell, run_dir, plan, args.threads, args.progress)
                 for search in stronger:
                     evaluate_cell(cell, run_dir, plan, args.threads, args.progress, search=search)
-                rows[cell] = cell_row(cell, run_dir, ev)
+                rows[cell] = cell_row(cell, run_dir, ev, plan_minutes(plan, cell))
         # The summary covers every finished cell in the folder, not only this invocation's.
         for cell in cell_names(plan):
             if cell not in rows and (out / cell / "eval.json").is_file() and trained(out / cell):
-                rows[cell] = cell_row(cell, out / cell, evaluate_cell(cell, out / cell, plan, args.threads, False))
+                rows[cell] = cell_row(cell, out / cell, evaluate_cell(cell, out / cell, plan, args.threads, False),
+                                      plan_minutes(plan, cell))
         all_refs = read_json(out / "references.json", "references")["games"] if (out / "references.json").is_file() else {}
         ordered = {c: rows[c] for c in cell_names(plan) if c in rows}
         # The stronger searches the table's rows were evaluated with (cached rows keep theirs,

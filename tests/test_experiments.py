@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -635,3 +636,21 @@ def test_table2_set_overrides_the_plans_budget(tmp_path, monkeypatch):
     budgets = [a for a in cmd if a.startswith("run.budget=")]
     assert cmd[minutes[-1]] == "run.max_minutes=2" and budgets[-1] == "run.budget=training"
     assert len(minutes) == 2 and cmd[minutes[0]] == f"run.max_minutes={table2.QUICK_PLAN.games['kuhn']['minutes']}"
+
+
+def test_table2_notes_a_budget_shortened_with_set(tmp_path):
+    """A cell whose training was ended by `--set run.max_minutes=N` below the plan's budget is
+    marked as such in the table; one that reached run.epochs first, or ran its whole budget, is
+    not."""
+    table2 = load("table2")
+    config = (EXPERIMENTS / "results/table2/1x6f-fp/config.yaml").read_text()  # a resolved run config
+    config = re.sub(r"max_minutes: .*", "max_minutes: 69.0", config)
+    config = re.sub(r"budget: .*", "budget: training", config)
+    (tmp_path / "config.yaml").write_text(config)
+    note = table2.shortened_budget(tmp_path, {"training_seconds": 69.8 * 60, "wall_seconds": 113.2 * 60}, 180.0)
+    assert note is not None and "run.max_minutes=69 (set with --set)" in note and "plan's 180 minutes" in note
+    assert table2.shortened_budget(tmp_path, {"training_seconds": 30 * 60, "wall_seconds": 75 * 60}, 180.0) is None
+    assert table2.shortened_budget(tmp_path, {"training_seconds": 69.8 * 60}, 60.0) is None
+    assert table2.shortened_budget(tmp_path, {"training_seconds": 69.8 * 60}, None) is None
+    assert table2.plan_minutes(table2.FULL_PLAN, "1x6f-fp") == 180.0
+    assert table2.plan_minutes(table2.FULL_PLAN, "9x9f-fp") is None

@@ -288,7 +288,8 @@ def train(cell: str, plan: Plan, out: Path, progress: bool, extra: Sequence[str]
         if run_dir.exists() and any(run_dir.iterdir()):
             raise Refused(f"{run_dir} holds a run without a checkpoint (killed before its first one?); "
                           f"remove it or pass --force {cell}")
-        # --set comes last, as on a resume: `--set run.max_minutes=100` shortens a leg.
+        # --set comes last, as on a resume: `--set run.max_minutes=100` ends the cell's training
+        # at 100 minutes (a finished run, noted in table2.md), where the plan would give more.
         cmd += [g["config"], f"search.solver={SOLVERS[solver]}", *g["overrides"], *budget, *extra,
                 f"run.dir={out}", f"run.name={cell}"]
     log.info("%s: %s", cell, " ".join(cmd[3:]))
@@ -728,8 +729,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                              "dcfr:512:2,lcfr:256:4; 'none' skips them)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
                         help="a training override for the cells trained or resumed now, e.g. trainer.device=cuda "
-                             "or selfplay.threads=8, or run.max_minutes=100 for a shorter leg (repeatable; after the plan's "
-                             "settings, so it wins; recorded in each run's config.yaml)")
+                             "or selfplay.threads=8, or run.max_minutes=100 to end the cell's training there, which the table "
+                             "notes (repeatable; after the plan's settings, so it wins; recorded in each run's "
+                             "config.yaml; a resume takes the plan's budget again unless --set repeats it)")
     parser.add_argument("--reevaluate", action="append", default=[], metavar="CELL",
                         help="evaluate CELL's final net again where a cached evaluation ran the net in another "
                              "precision than the protocol's, finished or kept per seed (no retraining)")

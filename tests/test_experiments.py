@@ -625,7 +625,7 @@ def test_lever_summary_keeps_earlier_variants(tmp_path, monkeypatch, capsys):
 
 
 def test_table2_set_overrides_the_plans_budget(tmp_path, monkeypatch):
-    """`--set run.max_minutes=N` shortens a fresh cell's training leg: the --set overrides come
+    """`--set run.max_minutes=N` ends a fresh cell's training early: the --set overrides come
     after the plan's budget on the `rebel train` command line (as they do on a resume)."""
     table2 = load("table2")
     calls = []

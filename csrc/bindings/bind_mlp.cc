@@ -208,6 +208,32 @@ void bind_mlp(py::module_& m) {
       "float32. path: 'scalar' (portable C++), 'integer_ops' (AVX-512 integer operations) or 'instruction' "
       "(VCVTNEPS2BF16, needs AVX512_BF16): the same bits; the kernels use the fastest this CPU has.");
 
+  m.def("_layer_norm_gelu", [](const py::object& x, const py::object& gamma, const py::object& beta, float eps,
+                               const std::string& fit) {
+        const auto in = require_float32_array(x, {-1, -1}, "x");
+        const int rows = static_cast<int>(in.shape(0)), n = static_cast<int>(in.shape(1));
+        const auto g = require_float32_array(gamma, {n}, "gamma");
+        const auto b = require_float32_array(beta, {n}, "beta");
+        if (fit != "portable" && fit != "float32" && fit != "bf16")
+          throw std::invalid_argument("unknown fit '" + fit + "' (expected portable, float32 or bf16)");
+        const CpuFeatures& f = cpu_features();
+        if (fit != "portable" && !(f.avx512bf16 || f.avx512vnni))
+          throw std::invalid_argument("fit '" + fit + "' runs in AVX-512 F/BW/VL, which this CPU lacks");
+        py::array_t<float> out({rows, n});
+        std::copy_n(in.data(), static_cast<size_t>(rows) * n, out.mutable_data());
+        if (rows == 0 || n == 0) return out;
+        if (fit == "portable") {
+          layer_norm_gelu(out.mutable_data(), n, rows, n, g.data(), b.data(), eps);
+        } else {
+          layer_norm_gelu_avx512(out.mutable_data(), n, rows, n, g.data(), b.data(), eps, nullptr, 0, 0,
+                                 fit == "bf16" ? GeluFit::kBf16 : GeluFit::kFloat32);
+        }
+        return out;
+      }, py::arg("x"), py::arg("gamma"), py::arg("beta"), py::arg("eps") = 1e-5f, py::arg("fit") = "portable",
+      "Test hook: LayerNorm + GELU over the rows of x float32 [rows, n] as the net's kernels compute it, "
+      "result in float32. fit: 'portable' (the fp32 path), 'float32' (the int16 path's AVX-512 code) or "
+      "'bf16' (the bf16 path's cheaper fit; both AVX-512 F/BW/VL).");
+
   py::class_<MlpValueNet, ValueNet, std::shared_ptr<MlpValueNet>>(m, "MlpValueNet", R"doc(
 Native (C++) evaluation of rebel.model.ValueMLP as a solver value net.
 

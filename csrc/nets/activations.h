@@ -18,6 +18,29 @@ inline constexpr float kQ1 = 2.506637413e-01f, kQ2 = 2.844413823e-02f, kQ3 = 1.8
                        kQ4 = 7.259055913e-05f, kQ5 = 1.202069395e-06f;
 }  // namespace gelu_erf_fit
 
+namespace gelu_bf16_fit {
+// The bf16 path's cheaper fit, for activations that are rounded to bf16 (8-bit significand,
+// relative step 2^-8) or feed the float32 head after a bf16 layer: erf(z / sqrt2) ~= z P(z^2) /
+// Q(z^2), degree (3, 3), for |z| <= kClamp (our own weighted least-squares fit with Lawson
+// reweighting, on z in (0, 4.7], weighted by z because GELU's error is z/2 times erf's). GELU is
+// evaluated as z/2 (Q + z P) / Q, so the cancellation for z < 0 happens in the numerator and the
+// reciprocal's error stays relative to the result. In float32 with an exact division: max abs
+// error 6.7e-6 against the erf GELU, relative 1.1e-5 for z > 0; with VRCP14PS (relative error
+// below 2^-14): |error| <= 8e-5 |GELU(z)| + 7e-6 (tests/test_mlp_bf16.py), the relative part
+// about 50x under bf16's rounding. Below -kClamp the result is 0 (the true value is above
+// -6.2e-6 there).
+inline constexpr float kClamp = 4.7f;
+inline constexpr float kP0 = 7.978327274e-01f, kP1 = 5.603002384e-02f, kP2 = 7.603242062e-03f,
+                       kP3 = 6.426862092e-05f;
+inline constexpr float kQ1 = 2.367750704e-01f, kQ2 = 2.404765785e-02f, kQ3 = 1.140699722e-03f;
+}  // namespace gelu_bf16_fit
+
+// Which GELU fit the AVX-512 LayerNorm + GELU below evaluates.
+enum class GeluFit {
+  kFloat32,  // gelu_erf_fit, refined reciprocal: ~4e-7 absolute, float32 grade (the int16 path)
+  kBf16,     // gelu_bf16_fit, bare reciprocal: relative 8e-5, for the bf16 path
+};
+
 // In place on rows [0, rows) of `y` (row stride ldy), each of n features:
 //   z = (y - mean) / sqrt(var + eps) * gamma + beta;  y = z * Phi(z) = z/2 (1 + erf(z/sqrt2)).
 void layer_norm_gelu(float* y, long ldy, int rows, int n, const float* gamma, const float* beta, float eps);
@@ -35,13 +58,14 @@ enum class Bf16Rounding { kIntegerOps, kInstruction };
 Bf16Rounding native_bf16_rounding();
 
 // The bf16 and int16 paths' LayerNorm + GELU (AVX-512 F/BW/VL; only called where a bf16 or
-// int16 kernel runs, and every such CPU has it): the same fit, with a refined reciprocal in
-// place of the division (relative error below 1e-6, far under bf16's 2^-9). Writes the result
+// int16 kernel runs, and every such CPU has it). GeluFit::kFloat32 is the float32 path's fit with
+// a refined reciprocal in place of the division (relative error below 1e-6); GeluFit::kBf16 the
+// cheaper gelu_bf16_fit (about half the vector operations). Writes the result
 // as float32 in place when out16 is null, otherwise as bf16 to out16[r][0..n) (row stride
 // n_pad, zero from n to n_pad); rows [rows, block_rows) of out16 are zeroed. A rounding this
 // CPU cannot do throws std::invalid_argument.
 void layer_norm_gelu_avx512(float* y, long ldy, int rows, int n, const float* gamma, const float* beta, float eps,
-                            uint16_t* out16, int n_pad, int block_rows,
+                            uint16_t* out16, int n_pad, int block_rows, GeluFit fit,
                             Bf16Rounding rounding = native_bf16_rounding());
 
 // out[r][0..n) = bf16(x[r][0..n)), zero from n to n_pad, and rows [rows, block_rows) zeroed

@@ -57,10 +57,6 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void zero_rows(uint16_t* ou
   if (from < to) std::fill(out + static_cast<long>(from) * n_pad, out + static_cast<long>(to) * n_pad, uint16_t{0});
 }
 
-__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline float sum4(const __m512 (&acc)[4]) {
-  return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3])));
-}
-
 __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline __m512 gelu(__m512 z) {
   const __m512 clamp = _mm512_set1_ps(kClamp);
   const __m512 zc = _mm512_max_ps(_mm512_min_ps(z, clamp), _mm512_set1_ps(-kClamp));
@@ -79,13 +75,73 @@ __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline __m51
   __m512 rq = _mm512_rcp14_ps(q);
   rq = _mm512_mul_ps(rq, _mm512_fnmadd_ps(q, rq, _mm512_set1_ps(2.0f)));
   __m512 e = _mm512_mul_ps(_mm512_mul_ps(zc, p), rq);
-  // At the clamp the fit is within 4e-8 of +-1, so no special case past it; NaN propagates
-  // through h (min/max return the clamp for NaN).
+  // At the clamp the fit is within 4e-8 of +-1: above it h + h e is z to float32's rounding,
+  // below it the result is set to 0 (the true value is above -6e-8 there; h + h e would be
+  // z times 2e-8, large for a huge negative z). NaN propagates through h (min/max return the
+  // clamp for NaN, the compare is true).
   const __m512 h = _mm512_mul_ps(_mm512_set1_ps(0.5f), z);
-  return _mm512_fmadd_ps(h, e, h);
+  const __mmask16 above = _mm512_cmp_ps_mask(z, _mm512_set1_ps(-kClamp), _CMP_NLE_UQ);  // z > -c, or NaN
+  return _mm512_maskz_fmadd_ps(above, h, e, h);
+}
+
+// GELU with gelu_bf16_fit (activations.h): z/2 (Q + zc P) / Q with a bare VRCP14PS, and 0 below
+// -kClamp. Seven multiply-adds and a reciprocal against gelu()'s eleven, a reciprocal and a
+// Newton step. NaN propagates through z (min/max return the clamp for NaN, the compare is false).
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline __m512 gelu_bf16_grade(__m512 z) {
+  constexpr float kClampBf16 = gelu_bf16_fit::kClamp;
+  const __m512 zc = _mm512_max_ps(_mm512_min_ps(z, _mm512_set1_ps(kClampBf16)), _mm512_set1_ps(-kClampBf16));
+  const __m512 s = _mm512_mul_ps(zc, zc);
+  __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(gelu_bf16_fit::kP3), s, _mm512_set1_ps(gelu_bf16_fit::kP2));
+  p = _mm512_fmadd_ps(p, s, _mm512_set1_ps(gelu_bf16_fit::kP1));
+  p = _mm512_fmadd_ps(p, s, _mm512_set1_ps(gelu_bf16_fit::kP0));
+  __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(gelu_bf16_fit::kQ3), s, _mm512_set1_ps(gelu_bf16_fit::kQ2));
+  q = _mm512_fmadd_ps(q, s, _mm512_set1_ps(gelu_bf16_fit::kQ1));
+  q = _mm512_fmadd_ps(q, s, _mm512_set1_ps(1.0f));
+  const __m512 numerator = _mm512_fmadd_ps(zc, p, q);  // Q (1 + erf)
+  const __m512 h = _mm512_mul_ps(_mm512_set1_ps(0.5f), z);
+  const __mmask16 above = _mm512_cmp_ps_mask(z, _mm512_set1_ps(-kClampBf16), _CMP_NLE_UQ);  // z > -c, or NaN
+  return _mm512_maskz_mul_ps(above, _mm512_mul_ps(h, numerator), _mm512_rcp14_ps(q));
 }
 
 constexpr int kStatRows = 16;
+
+// Sum of row[0, n) in four accumulators (named, so they stay in registers).
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline float row_sum(const float* row, int n) {
+  __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps(), a2 = _mm512_setzero_ps(), a3 = _mm512_setzero_ps();
+  int k = 0;
+  for (; k + 64 <= n; k += 64) {
+    a0 = _mm512_add_ps(a0, _mm512_loadu_ps(row + k));
+    a1 = _mm512_add_ps(a1, _mm512_loadu_ps(row + k + 16));
+    a2 = _mm512_add_ps(a2, _mm512_loadu_ps(row + k + 32));
+    a3 = _mm512_add_ps(a3, _mm512_loadu_ps(row + k + 48));
+  }
+  for (; k < n; k += 16) a0 = _mm512_add_ps(a0, _mm512_maskz_loadu_ps(tail_mask(n - k), row + k));
+  return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)));
+}
+
+// Sum of (row[k] - mean)^2 over [0, n), the same way.
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline float row_squared_deviation(
+    const float* row, int n, float mean_value) {
+  const __m512 mean = _mm512_set1_ps(mean_value);
+  __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps(), a2 = _mm512_setzero_ps(), a3 = _mm512_setzero_ps();
+  int k = 0;
+  for (; k + 64 <= n; k += 64) {
+    const __m512 d0 = _mm512_sub_ps(_mm512_loadu_ps(row + k), mean);
+    const __m512 d1 = _mm512_sub_ps(_mm512_loadu_ps(row + k + 16), mean);
+    const __m512 d2 = _mm512_sub_ps(_mm512_loadu_ps(row + k + 32), mean);
+    const __m512 d3 = _mm512_sub_ps(_mm512_loadu_ps(row + k + 48), mean);
+    a0 = _mm512_fmadd_ps(d0, d0, a0);
+    a1 = _mm512_fmadd_ps(d1, d1, a1);
+    a2 = _mm512_fmadd_ps(d2, d2, a2);
+    a3 = _mm512_fmadd_ps(d3, d3, a3);
+  }
+  for (; k < n; k += 16) {
+    const __mmask16 m = tail_mask(n - k);
+    const __m512 d = _mm512_maskz_sub_ps(m, _mm512_maskz_loadu_ps(m, row + k), mean);
+    a0 = _mm512_fmadd_ps(d, d, a0);
+  }
+  return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)));
+}
 
 // Mean and 1/sqrt(var + eps) of rows [r0, r0 + nr) (nr <= kStatRows): every row's sum first,
 // then the squared deviations, so the rows' short reductions overlap instead of each waiting
@@ -93,33 +149,34 @@ constexpr int kStatRows = 16;
 __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline void row_statistics(
     const float* y, long ldy, int r0, int nr, int n, float eps, float* means, float* rstds) {
   const float inv_n = 1.0f / static_cast<float>(n);
-  for (int r = 0; r < nr; ++r) {
-    const float* row = y + (r0 + r) * ldy;
-    __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
-    for (int k = 0, j = 0; k < n; k += 16, j = (j + 1) & 3)
-      acc[j] = _mm512_add_ps(acc[j], _mm512_maskz_loadu_ps(tail_mask(n - k), row + k));
-    means[r] = sum4(acc) * inv_n;
-  }
-  for (int r = 0; r < nr; ++r) {
-    const float* row = y + (r0 + r) * ldy;
-    const __m512 mean = _mm512_set1_ps(means[r]);
-    __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
-    for (int k = 0, j = 0; k < n; k += 16, j = (j + 1) & 3) {
-      const __mmask16 m = tail_mask(n - k);
-      const __m512 d = _mm512_maskz_sub_ps(m, _mm512_maskz_loadu_ps(m, row + k), mean);
-      acc[j] = _mm512_fmadd_ps(d, d, acc[j]);
-    }
-    rstds[r] = 1.0f / std::sqrt(sum4(acc) * inv_n + eps);
+  for (int r = 0; r < nr; ++r) means[r] = row_sum(y + (r0 + r) * ldy, n) * inv_n;
+  for (int r = 0; r < nr; ++r)
+    rstds[r] = 1.0f / std::sqrt(row_squared_deviation(y + (r0 + r) * ldy, n, means[r]) * inv_n + eps);
+}
+
+// 16 floats at p, or the first lanes of mask m (kFull: all 16, a plain load: masked loads and
+// stores cost more than plain ones on AMD Zen 4).
+template <bool kFull>
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline __m512 load16(const float* p, __mmask16 m) {
+  if constexpr (kFull) {
+    return _mm512_loadu_ps(p);
+  } else {
+    return _mm512_maskz_loadu_ps(m, p);
   }
 }
 
-// GELU(LayerNorm(row))[k, k + 16) under mask m.
+// GELU(LayerNorm(row))[k, k + 16) under mask m, with the fit kFit.
+template <GeluFit kFit, bool kFull>
 __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline __m512 normalised_gelu(
     const float* row, int k, __mmask16 m, __m512 mean, __m512 rstd, const float* gamma, const float* beta) {
-  const __m512 x = _mm512_maskz_loadu_ps(m, row + k);
-  const __m512 z = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_sub_ps(x, mean), rstd), _mm512_maskz_loadu_ps(m, gamma + k),
-                                   _mm512_maskz_loadu_ps(m, beta + k));
-  return gelu(z);
+  const __m512 x = load16<kFull>(row + k, m);
+  const __m512 z = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_sub_ps(x, mean), rstd), load16<kFull>(gamma + k, m),
+                                   load16<kFull>(beta + k, m));
+  if constexpr (kFit == GeluFit::kBf16) {
+    return gelu_bf16_grade(z);
+  } else {
+    return gelu(z);
+  }
 }
 
 // Written out twice (AVX-512 F/BW/VL, and with AVX512_BF16 for the instruction): a helper
@@ -134,9 +191,18 @@ __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline __m51
       float* row = y + (r0 + r) * ldy;                                                                 \
       const __m512 mean = _mm512_set1_ps(means[r]), rstd = _mm512_set1_ps(rstds[r]);                  \
       uint16_t* o = out16 ? out16 + static_cast<long>(r0 + r) * n_pad : nullptr;                       \
-      for (int k = 0; k < n; k += 16) {                                                                \
+      int k = 0;                                                                                       \
+      if (o) {                                                                                         \
+        for (; k + 16 <= n; k += 16)                                                                   \
+          _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + k),                                       \
+                              STORE((normalised_gelu<kFit, true>(row, k, 0, mean, rstd, gamma, beta))));  \
+      } else {                                                                                         \
+        for (; k + 16 <= n; k += 16)                                                                   \
+          _mm512_storeu_ps(row + k, normalised_gelu<kFit, true>(row, k, 0, mean, rstd, gamma, beta));  \
+      }                                                                                                \
+      if (k < n) {                                                                                     \
         const __mmask16 m = tail_mask(n - k);                                                          \
-        const __m512 g = normalised_gelu(row, k, m, mean, rstd, gamma, beta);                          \
+        const __m512 g = normalised_gelu<kFit, false>(row, k, m, mean, rstd, gamma, beta);             \
         if (o) {                                                                                       \
           _mm256_mask_storeu_epi16(o + k, m, STORE(g));                                                \
         } else {                                                                                       \
@@ -148,12 +214,14 @@ __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline __m51
   }                                                                                                    \
   if (out16) zero_rows(out16, rows, block_rows, n_pad);
 
+template <GeluFit kFit>
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void layer_norm_gelu_integer_rounding(
     float* y, long ldy, int rows, int n, const float* gamma, const float* beta, float eps, uint16_t* out16, int n_pad,
     int block_rows) {
   REBEL_LAYER_NORM_GELU_BODY(to_bf16)
 }
 
+template <GeluFit kFit>
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void layer_norm_gelu_instruction_rounding(
     float* y, long ldy, int rows, int n, const float* gamma, const float* beta, float eps, uint16_t* out16, int n_pad,
     int block_rows) {
@@ -199,13 +267,18 @@ Bf16Rounding native_bf16_rounding() {
 }
 
 void layer_norm_gelu_avx512(float* y, long ldy, int rows, int n, const float* gamma, const float* beta, float eps,
-                            uint16_t* out16, int n_pad, int block_rows, Bf16Rounding rounding) {
+                            uint16_t* out16, int n_pad, int block_rows, GeluFit fit, Bf16Rounding rounding) {
   require_rounding_supported(rounding);
-  if (out16 && rounding == Bf16Rounding::kInstruction) {
-    layer_norm_gelu_instruction_rounding(y, ldy, rows, n, gamma, beta, eps, out16, n_pad, block_rows);
-  } else {
-    layer_norm_gelu_integer_rounding(y, ldy, rows, n, gamma, beta, eps, out16, n_pad, block_rows);
+  const bool instruction = out16 && rounding == Bf16Rounding::kInstruction;
+  if (fit == GeluFit::kBf16) {
+    if (instruction) return layer_norm_gelu_instruction_rounding<GeluFit::kBf16>(y, ldy, rows, n, gamma, beta, eps,
+                                                                                 out16, n_pad, block_rows);
+    return layer_norm_gelu_integer_rounding<GeluFit::kBf16>(y, ldy, rows, n, gamma, beta, eps, out16, n_pad,
+                                                            block_rows);
   }
+  if (instruction) return layer_norm_gelu_instruction_rounding<GeluFit::kFloat32>(y, ldy, rows, n, gamma, beta, eps,
+                                                                                  out16, n_pad, block_rows);
+  layer_norm_gelu_integer_rounding<GeluFit::kFloat32>(y, ldy, rows, n, gamma, beta, eps, out16, n_pad, block_rows);
 }
 
 void rows_to_bf16_avx512(const float* x, long ldx, int rows, int n, uint16_t* out, int n_pad, int block_rows,
@@ -221,7 +294,7 @@ void rows_to_bf16_avx512(const float* x, long ldx, int rows, int n, uint16_t* ou
 #else
 
 Bf16Rounding native_bf16_rounding() { return Bf16Rounding::kIntegerOps; }
-void layer_norm_gelu_avx512(float*, long, int, int, const float*, const float*, float, uint16_t*, int, int,
+void layer_norm_gelu_avx512(float*, long, int, int, const float*, const float*, float, uint16_t*, int, int, GeluFit,
                             Bf16Rounding) {
   throw std::logic_error("the bf16 path needs x86-64 AVX-512");
 }

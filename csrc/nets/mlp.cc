@@ -153,7 +153,9 @@ void MlpWeights::forward_block_fp32(const float* x, int rows, float* out) const 
 
 // The bf16 and int16 paths: the first layer in float32 (see make_hidden), the others through
 // their narrow kernel, whose input the LayerNorm + GELU before it writes (bf16 directly;
-// int16 from the float32 result, quantised per row). The head reads float32.
+// int16 from the float32 result, quantised per row). The head reads float32. The bf16 path's
+// GELU is the cheaper bf16-grade fit (activations.h): its error is far under the bf16 rounding
+// of the layers around it; the int16 path keeps the float32-grade one.
 void MlpWeights::forward_block_narrow(const float* x, int rows, float* out) const {
   Scratch& s = thread_scratch();
   float* y = s.act[0].data();
@@ -176,7 +178,7 @@ void MlpWeights::forward_block_narrow(const float* x, int rows, float* out) cons
     const Bf16Linear* next_bf16 = next ? std::get_if<Bf16Linear>(next) : nullptr;
     layer_norm_gelu_avx512(y, ldy, rows, width, h.gamma.data(), h.beta.data(), shape_.layer_norm_eps,
                            next_bf16 ? s.act16.data() : nullptr, next_bf16 ? next_bf16->padded_in() : 0,
-                           kBf16BlockRows);
+                           kBf16BlockRows, kernels_.bf16 ? GeluFit::kBf16 : GeluFit::kFloat32);
     if (const Int16Linear* next_int16 = next ? std::get_if<Int16Linear>(next) : nullptr) {
       quantize_rows_int16(y, ldy, rows, width, next_int16->qmax(), s.actq.data(), next_int16->padded_in(),
                           s.actq_scale.data(), kInt16BlockRows);

@@ -224,6 +224,20 @@ def plan_minutes(plan: Plan, cell: str) -> Optional[float]:
     return None if game is None else float(game["minutes"])
 
 
+def recorded_budget(run_dir: Path) -> Optional[List[str]]:
+    """The training budget a run last ran under, as overrides (run.max_minutes, run.budget), from
+    its config.yaml (rebel train rewrites it on every resume); None where it sets no minutes."""
+    from rebel.config.train import ConfigError, load_train_config
+
+    try:
+        run = load_train_config(str(run_dir / "config.yaml")).run
+    except (ConfigError, OSError) as e:
+        raise Refused(f"{run_dir / 'config.yaml'}: {e}") from None
+    if run.max_minutes is None:
+        return None
+    return [f"run.max_minutes={run.max_minutes:g}", f"run.budget={run.budget}"]
+
+
 def trained(run_dir: Path) -> bool:
     return any(r.get("kind") == "final" for r in read_metrics(run_dir))
 
@@ -267,7 +281,8 @@ def end_training(cell: str, run_dir: Path) -> None:
 def train(cell: str, plan: Plan, out: Path, progress: bool, extra: Sequence[str] = ()) -> Path:
     """Trains the cell (or resumes it from its checkpoint); returns its run directory.
     ``extra``: the --set overrides, after the plan's and its budget, so they win (on a resume,
-    only those --resume accepts)."""
+    only those --resume accepts). A resume keeps the budget the run last ran under (its
+    config.yaml), so a budget set with --set holds without repeating it; --set can change it."""
     game, solver = cell.rsplit("-", 1)
     run_dir = out / cell
     if trained(run_dir):
@@ -283,7 +298,7 @@ def train(cell: str, plan: Plan, out: Path, progress: bool, extra: Sequence[str]
         if refused:
             raise Refused(f"{cell} resumes from its checkpoint, which takes only {', '.join(RESUME_OVERRIDABLE)} "
                           f"overrides; --set {' '.join(refused)} would change the run")
-        cmd += ["--resume", str(run_dir), *budget, *resumable, *extra]
+        cmd += ["--resume", str(run_dir), *(recorded_budget(run_dir) or budget), *resumable, *extra]
     else:
         if run_dir.exists() and any(run_dir.iterdir()):
             raise Refused(f"{run_dir} holds a run without a checkpoint (killed before its first one?); "
@@ -731,7 +746,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                         help="a training override for the cells trained or resumed now, e.g. trainer.device=cuda "
                              "or selfplay.threads=8, or run.max_minutes=100 to end the cell's training there, which the table "
                              "notes (repeatable; after the plan's settings, so it wins; recorded in each run's "
-                             "config.yaml; a resume takes the plan's budget again unless --set repeats it)")
+                             "config.yaml, whose budget a resume keeps)")
     parser.add_argument("--reevaluate", action="append", default=[], metavar="CELL",
                         help="evaluate CELL's final net again where a cached evaluation ran the net in another "
                              "precision than the protocol's, finished or kept per seed (no retraining)")

@@ -638,6 +638,31 @@ def test_table2_set_overrides_the_plans_budget(tmp_path, monkeypatch):
     assert len(minutes) == 2 and cmd[minutes[0]] == f"run.max_minutes={table2.QUICK_PLAN.games['kuhn']['minutes']}"
 
 
+def test_table2_resume_keeps_the_runs_own_budget(tmp_path, monkeypatch):
+    """A resumed cell trains under the budget its config.yaml records (the one it last ran under,
+    e.g. from an earlier --set), not the plan's; --set on the resume still wins; a config.yaml
+    that does not load is refused with its path."""
+    table2 = load("table2")
+    calls = []
+    monkeypatch.setattr(table2.subprocess, "run", lambda cmd, check: calls.append(cmd))
+    run_dir = tmp_path / "2x3f-cfr"
+    run_dir.mkdir()
+    config = (EXPERIMENTS / "results/table2/2x3f-cfr/config.yaml").read_text()
+    (run_dir / "config.yaml").write_text(re.sub(r"max_minutes: .*", "max_minutes: 60.0", config))
+    (run_dir / "checkpoint.pt").write_bytes(b"")
+    assert table2.plan_minutes(table2.FULL_PLAN, "2x3f-cfr") == 180.0
+    table2.train("2x3f-cfr", table2.FULL_PLAN, tmp_path, False)
+    table2.train("2x3f-cfr", table2.FULL_PLAN, tmp_path, False, ["run.max_minutes=90"])
+    first, second = calls
+    assert "--resume" in first
+    assert [a for a in first if a.startswith("run.max_minutes=")] == ["run.max_minutes=60"]
+    assert "run.budget=training" in first
+    assert [a for a in second if a.startswith("run.max_minutes=")][-1] == "run.max_minutes=90"
+    (run_dir / "config.yaml").write_text("run: [not, a, mapping\n")
+    with pytest.raises(table2.Refused, match="config.yaml"):
+        table2.train("2x3f-cfr", table2.FULL_PLAN, tmp_path, False)
+
+
 def test_table2_notes_a_budget_shortened_with_set(tmp_path):
     """A cell whose training was ended by `--set run.max_minutes=N` below the plan's budget is
     marked as such in the table; one that reached run.epochs first, or ran its whole budget, is

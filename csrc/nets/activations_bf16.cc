@@ -86,7 +86,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline __m51
 
 // GELU with gelu_bf16_fit (activations.h): z/2 (Q + zc P) / Q with a bare VRCP14PS, and 0 below
 // -kClamp. Seven multiply-adds and a reciprocal against gelu()'s eleven, a reciprocal and a
-// Newton step. NaN propagates through z (min/max return the clamp for NaN, the compare is false).
+// Newton step. NaN propagates through h (min/max return the clamp for NaN, the compare is true).
 __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline __m512 gelu_bf16_grade(__m512 z) {
   constexpr float kClampBf16 = gelu_bf16_fit::kClamp;
   const __m512 zc = _mm512_max_ps(_mm512_min_ps(z, _mm512_set1_ps(kClampBf16)), _mm512_set1_ps(-kClampBf16));

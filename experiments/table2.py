@@ -84,7 +84,7 @@ FULL_PLAN = Plan(
         # 2x3f one mode-(b) evaluation at N = 1024 takes about 15 minutes, so there the budget
         # counts training only (the wall time with evaluations is reported beside it), and the
         # curve is sampled every 200 epochs (about 50 minutes of training) instead of 100. 2x3f's
-        # config self-plays at T = 256 since the 2x3f-cfr cell was trained (with the bf16 net on
+        # config self-plays at T = 256 since the 2x3f-cfr cell's first net was trained (with the bf16 net on
         # AVX512_BF16, about 30 epochs a minute with CFR-D, 3.6x more, and 23.5 with FP): its own
         # evaluation.every=500 samples the curve every 17-21 training minutes, and run.epochs=10000
         # leaves the end to the 180 minutes. Every cell keeps its

@@ -22,7 +22,7 @@ PRECISIONS = ("fp32", "bf16", "int16", "auto")
 DEFAULT_PRECISION = "auto"
 #: The default wherever an exploitability is measured (``rebel eval``, ``evaluation.precision``
 #: of ``rebel train``): a rounded kernel moves a mode-(b) number by more than its spread over
-#: evaluation seeds (the 2x3f net, seed 0: 0.0172 fp32, 0.0192 int16, 0.0218 bf16), so a
+#: evaluation seeds (the first 2x3f CFR-D net, seed 0: 0.0172 fp32, 0.0192 int16, 0.0218 bf16), so a
 #: printed exploitability must not depend on which CPU computed it (docs/results.md).
 EVAL_PRECISION = "fp32"
 

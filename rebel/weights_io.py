@@ -121,3 +121,32 @@ def payload_from_bytes(data: bytes) -> tuple[WeightsHeader, np.ndarray]:
     if not np.all(np.isfinite(payload)):
         raise ValueError("MLP weights: payload contains non-finite values")
     return header, payload.astype(np.float32)
+
+
+def average_weights(files: Sequence[bytes]) -> bytes:
+    """The uniform average of several nets of one architecture, parameter by parameter (a
+    Polyak average of snapshots: the nets must share input, output, hidden and layer sizes
+    and the LayerNorm eps). Each file is validated as :func:`payload_from_bytes` does; the
+    mean is taken in float64 and stored as float32. ValueError on no input or a mismatch."""
+    if len(files) == 0:
+        raise ValueError("average_weights: no weights to average")
+    first, total = payload_from_bytes(files[0])
+    total = total.astype(np.float64)
+    for i, data in enumerate(files[1:], start=1):
+        header, payload = payload_from_bytes(data)
+        if header != first:
+            raise ValueError(f"average_weights: net {i} has another architecture ({header}) than net 0 ({first})")
+        total += payload
+    return weights_from_arrays(first.input_size, first.output_size, first.hidden_size, first.num_layers,
+                               _split(total / len(files), first), first.layer_norm_eps)
+
+
+def _split(payload: np.ndarray, header: WeightsHeader) -> List[np.ndarray]:
+    """A flat payload cut into the per-parameter arrays of :func:`weights_from_arrays`."""
+    sizes: List[int] = []
+    fan_in = header.input_size
+    for _ in range(header.num_layers):
+        sizes += [header.hidden_size * fan_in] + [header.hidden_size] * 3
+        fan_in = header.hidden_size
+    sizes += [header.output_size * fan_in, header.output_size]
+    return np.split(payload, np.cumsum(sizes)[:-1])

@@ -679,3 +679,72 @@ def test_table2_notes_a_budget_shortened_with_set(tmp_path):
     assert table2.shortened_budget(tmp_path, {"training_seconds": 69.8 * 60}, None) is None
     assert table2.plan_minutes(table2.FULL_PLAN, "1x6f-fp") == 180.0
     assert table2.plan_minutes(table2.FULL_PLAN, "9x9f-fp") is None
+
+
+def test_snapshot_average_applies_its_rule_and_matches_the_final_net_on_identical_snapshots(tmp_path, capsys):
+    """experiments/snapshot_average.py: the snapshots of the last fraction of the epochs,
+    averaged parameter by parameter, evaluated with the final net's recorded protocol and
+    seeds; where those snapshots all are the final net the averaged net is that net and reads
+    its numbers to the last digit. Cached; bad input exits 2 with one line."""
+    import shutil
+
+    import numpy as np
+
+    from rebel.weights_io import average_weights, payload_from_bytes
+    from tests.conftest import run_cli
+
+    script = load("snapshot_average")
+    run = tmp_path / "run"
+    trained = run_cli("train", "quick", "run.epochs=4", "run.snapshot_every=1", "trainer.epoch_examples=1024",
+                      "search.iterations=32", "selfplay.threads=1", "trainer.torch_threads=1",
+                      "evaluation.every=0", "evaluation.final=false", "evaluation.references=false",
+                      "evaluation.heldout_steps=16", f"run.dir={tmp_path}", "run.name=run", "--json", timeout=300)
+    assert trained.returncode == 0, trained.stderr
+    assert sorted(p.name for p in (run / "snapshots").iterdir()) == [f"epoch_00000{e}.bin" for e in range(5)]
+    assert script.main([str(run)]) == 2  # no eval.json yet
+    assert "no eval.json" in capsys.readouterr().err
+
+    protocol = {"mode": "b", "depth": 2, "iterations": 16, "repeats": 8, "solver": "lcfr", "precision": "fp32"}
+    final_runs = [script.evaluate_seed(run, run / "weights.bin", protocol, seed, 1, False) for seed in (0, 1)]
+    (run / "eval.json").write_text(json.dumps({"format": 1, "protocol": protocol, "runs": final_runs}))
+
+    # --fraction 0.5 of 4 epochs: the snapshots of epochs 2, 3 and 4, equal weights.
+    assert script.main([str(run), "--fraction", "0.5", "--threads", "1", "--no-progress"]) == 0
+    out = json.loads((run / "eval_avg.json").read_text())
+    assert out["snapshots"] == [2, 3, 4] and out["final_epoch"] == 4
+    payloads = [payload_from_bytes((run / "snapshots" / f"epoch_00000{e}.bin").read_bytes())[1] for e in (2, 3, 4)]
+    _, averaged = payload_from_bytes((run / "weights_avg.bin").read_bytes())
+    assert np.allclose(averaged, np.mean(np.array(payloads, dtype=np.float64), axis=0), rtol=0, atol=1e-7)
+    assert not np.array_equal(averaged, payloads[-1])
+    assert [r["seed"] for r in out["averaged"]["runs"]] == [0, 1] and 0 < out["averaged"]["mean"] < 1
+    assert out["final_net"]["mean"] == pytest.approx(sum(r["exploitability"] for r in final_runs) / 2)
+    assert set(out["heldout"]) == {"averaged", "final_net"} and out["heldout"]["averaged"]["heldout_mae"] > 0
+    assert "averaged net (3 snapshots, epochs 2-4)" in capsys.readouterr().out
+    stamp = (run / "eval_avg.json").stat().st_mtime_ns
+    assert script.main([str(run), "--fraction", "0.5", "--threads", "1", "--no-progress"]) == 0  # cached
+    assert (run / "eval_avg.json").stat().st_mtime_ns == stamp
+
+    # Known value: snapshots that all are the final net average to that net, bit for bit.
+    same = tmp_path / "same"
+    shutil.copytree(run, same)
+    for e in (2, 3, 4):
+        shutil.copy(run / "weights.bin", same / "snapshots" / f"epoch_00000{e}.bin")
+    assert script.main([str(same), "--fraction", "0.5", "--threads", "1", "--no-progress", "--force"]) == 0
+    assert (same / "weights_avg.bin").read_bytes() == (run / "weights.bin").read_bytes()
+    again = json.loads((same / "eval_avg.json").read_text())
+    assert [r["exploitability"] for r in again["averaged"]["runs"]] == [r["exploitability"] for r in final_runs]
+    assert again["heldout"]["averaged"] == again["heldout"]["final_net"]
+    capsys.readouterr()
+
+    # Bad input: exit 2 with one line naming the problem.
+    for args, message in (([str(run), "--fraction", "0"], "--fraction must be in (0, 1]"),
+                          ([str(run), "--fraction", "0.1", "--force"], "at least 2 are needed"),
+                          ([str(tmp_path / "nowhere")], "no such run directory")):
+        assert script.main(args) == 2
+        assert message in capsys.readouterr().err
+    with pytest.raises(ValueError, match="another architecture"):
+        other = (run / "weights.bin").read_bytes()
+        from rebel.model import ValueMLP, weights_to_bytes
+        average_weights([other, weights_to_bytes(ValueMLP(4, 3, hidden=8, layers=1))])
+    with pytest.raises(ValueError, match="no weights"):
+        average_weights([])

@@ -60,12 +60,7 @@ def weights_from_arrays(input_size: int, output_size: int, hidden: int, layers: 
     bias [output_size] (fan_in is input_size for the first block, hidden after). Raises
     ValueError on a wrong count, a wrong size or a non-finite value.
     """
-    expected: List[int] = []
-    fan_in = input_size
-    for _ in range(layers):
-        expected += [hidden * fan_in, hidden, hidden, hidden]
-        fan_in = hidden
-    expected += [output_size * fan_in, output_size]
+    expected = _parameter_sizes(input_size, output_size, hidden, layers)
     if len(parameters) != len(expected):
         raise ValueError(f"expected {len(expected)} parameter arrays for {layers} hidden layers, got {len(parameters)}")
     arrays = [np.asarray(a, dtype=np.float32).reshape(-1) for a in parameters]
@@ -143,10 +138,15 @@ def average_weights(files: Sequence[bytes]) -> bytes:
 
 def _split(payload: np.ndarray, header: WeightsHeader) -> List[np.ndarray]:
     """A flat payload cut into the per-parameter arrays of :func:`weights_from_arrays`."""
-    sizes: List[int] = []
-    fan_in = header.input_size
-    for _ in range(header.num_layers):
-        sizes += [header.hidden_size * fan_in] + [header.hidden_size] * 3
-        fan_in = header.hidden_size
-    sizes += [header.output_size * fan_in, header.output_size]
+    sizes = _parameter_sizes(header.input_size, header.output_size, header.hidden_size, header.num_layers)
     return np.split(payload, np.cumsum(sizes)[:-1])
+
+
+def _parameter_sizes(input_size: int, output_size: int, hidden: int, layers: int) -> List[int]:
+    """The number of values of each parameter array, in file order."""
+    sizes: List[int] = []
+    fan_in = input_size
+    for _ in range(layers):
+        sizes += [hidden * fan_in, hidden, hidden, hidden]
+        fan_in = hidden
+    return sizes + [output_size * fan_in, output_size]

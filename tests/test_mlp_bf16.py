@@ -193,6 +193,61 @@ def test_layer_norm_gelu_hook_refuses_bad_input():
         _core._layer_norm_gelu(np.zeros((1, 4)), np.ones(4, np.float32), np.zeros(4, np.float32))
 
 
+@pytest.mark.skipif(not AVX512_FITS, reason="the AVX-512 LayerNorm + GELU needs AVX-512 F/BW/VL (a bf16 or int16 kernel)")
+@pytest.mark.parametrize("n", [1, 17, 256, 300])
+def test_doubled_fit_is_twice_the_plain_one_bit_for_bit(n):
+    """The bf16 net runs GELU doubled (its factor 1/2 moved into the next layer's weights):
+    doubling is exact, so the values are those of the plain fit times 2, every bit."""
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal((6, n)) * 3.0 + rng.normal(0.0, 5.0, (6, 1))).astype(np.float32)
+    gamma = rng.uniform(0.5, 2.0, n).astype(np.float32)
+    beta = rng.normal(0.0, 1.0, n).astype(np.float32)
+    plain = _core._layer_norm_gelu(x, gamma, beta, 1e-5, "bf16")
+    doubled = _core._layer_norm_gelu(x, gamma, beta, 1e-5, "bf16_doubled")
+    assert np.array_equal(doubled, 2.0 * plain)
+
+
+@pytest.mark.skipif(not AVX512_FITS, reason="the fused head runs in AVX-512 F/BW/VL (a bf16 or int16 kernel)")
+@pytest.mark.parametrize("outputs", [1, 3, 4, 6, 9, 16])
+@pytest.mark.parametrize("n", [1, 17, 256, 300])
+def test_fused_head_matches_float64(outputs, n):
+    """LayerNorm + GELU with the head fused in (the bf16 net's last layer) against float64: the
+    GELU fit's bound (8e-5 relative + 7e-6) carried through the head's sums, plus float32's
+    rounding of them; the doubled form with halved weights gives the same bits; each row's
+    result does not depend on the rows around it."""
+    rng = np.random.default_rng(100 * outputs + n)
+    rows = 21  # more than one block of row statistics (16)
+    x = (rng.standard_normal((rows, n)) * 2.0 + rng.normal(0.0, 3.0, (rows, 1))).astype(np.float32)
+    gamma = rng.uniform(0.5, 2.0, n).astype(np.float32)
+    beta = rng.normal(0.0, 0.5, n).astype(np.float32)
+    w = rng.normal(0.0, 1.0 / math.sqrt(n), (outputs, n)).astype(np.float32)
+    b = rng.normal(0.0, 0.1, outputs).astype(np.float32)
+    got = _core._layer_norm_gelu_head(x, gamma, beta, w, b, 1e-5)
+    assert got.shape == (rows, outputs)
+    g = _layer_norm_gelu_reference(x, gamma, beta, 1e-5)
+    ref = g @ w.astype(np.float64).T + b
+    # The fit's bound on each activation, the LayerNorm's float32 statistics (the tolerance of
+    # the test above), and float32 sums of n products.
+    per_activation = 8e-5 * np.abs(g) + 7e-6 + 1e-3 * np.abs(g) + 1e-4
+    bound = per_activation @ np.abs(w.astype(np.float64)).T + (n + 2) * U32 * (np.abs(g) @ np.abs(w).T + np.abs(b))
+    assert np.all(np.abs(got - ref) <= bound), float(np.max(np.abs(got - ref) / bound))
+    doubled = _core._layer_norm_gelu_head(x, gamma, beta, 0.5 * w, b, 1e-5, doubled=True)
+    assert np.array_equal(doubled, got)
+    singles = np.concatenate([_core._layer_norm_gelu_head(x[i:i + 1], gamma, beta, w, b, 1e-5) for i in range(rows)])
+    assert np.array_equal(singles, got)
+
+
+@pytest.mark.skipif(not AVX512_FITS, reason="the fused head runs in AVX-512 F/BW/VL (a bf16 or int16 kernel)")
+def test_fused_head_hook_refuses_bad_shapes():
+    x, ones, zeros = np.zeros((2, 8), np.float32), np.ones(8, np.float32), np.zeros(8, np.float32)
+    with pytest.raises(ValueError, match="1 to 16 rows"):
+        _core._layer_norm_gelu_head(x, ones, zeros, np.zeros((17, 8), np.float32), np.zeros(17, np.float32))
+    with pytest.raises(ValueError, match="w"):
+        _core._layer_norm_gelu_head(x, ones, zeros, np.zeros((4, 7), np.float32), np.zeros(4, np.float32))
+    with pytest.raises(ValueError, match="bias"):
+        _core._layer_norm_gelu_head(x, ones, zeros, np.zeros((4, 8), np.float32), np.zeros(3, np.float32))
+
+
 @needs_bf16
 @pytest.mark.parametrize("isa", BF16_ISAS)
 @pytest.mark.parametrize("rows,out,inp", [(1, 256, 18), (16, 256, 256), (37, 100, 77), (5, 33, 1), (64, 9, 300)])
@@ -228,8 +283,10 @@ def bf16_hidden_linear(h: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarra
 @needs_torch
 @needs_bf16
 @pytest.mark.parametrize("isa", BF16_ISAS)
-@pytest.mark.parametrize("faces,hidden,layers", [(4, 256, 2), (6, 100, 1), (3, 64, 3)])
+@pytest.mark.parametrize("faces,hidden,layers", [(4, 256, 2), (6, 100, 1), (3, 64, 3), (16, 64, 2), (20, 256, 2)])
 def test_net_matches_reference_and_torch(isa, faces, hidden, layers):
+    # Heads of up to 16 outputs run fused into the last LayerNorm + GELU (16: the largest); 20
+    # outputs take the packed head after a plain one.
     game = rebel.make_game("liars_dice", {"num_dice": 1, "num_faces": faces})
     model = random_model(game, hidden, layers)
     net = to_native(model, game, isa=isa, precision="bf16")

@@ -214,8 +214,8 @@ void bind_mlp(py::module_& m) {
         const int rows = static_cast<int>(in.shape(0)), n = static_cast<int>(in.shape(1));
         const auto g = require_float32_array(gamma, {n}, "gamma");
         const auto b = require_float32_array(beta, {n}, "beta");
-        if (fit != "portable" && fit != "float32" && fit != "bf16")
-          throw std::invalid_argument("unknown fit '" + fit + "' (expected portable, float32 or bf16)");
+        if (fit != "portable" && fit != "float32" && fit != "bf16" && fit != "bf16_doubled")
+          throw std::invalid_argument("unknown fit '" + fit + "' (expected portable, float32, bf16 or bf16_doubled)");
         const CpuFeatures& f = cpu_features();
         if (fit != "portable" && !(f.avx512bf16 || f.avx512vnni))
           throw std::invalid_argument("fit '" + fit + "' runs in AVX-512 F/BW/VL, which this CPU lacks");
@@ -225,14 +225,42 @@ void bind_mlp(py::module_& m) {
         if (fit == "portable") {
           layer_norm_gelu(out.mutable_data(), n, rows, n, g.data(), b.data(), eps);
         } else {
-          layer_norm_gelu_avx512(out.mutable_data(), n, rows, n, g.data(), b.data(), eps, nullptr, 0, 0,
-                                 fit == "bf16" ? GeluFit::kBf16 : GeluFit::kFloat32);
+          const GeluFit f = fit == "bf16" ? GeluFit::kBf16 : fit == "bf16_doubled" ? GeluFit::kBf16Doubled
+                                                                                    : GeluFit::kFloat32;
+          layer_norm_gelu_avx512(out.mutable_data(), n, rows, n, g.data(), b.data(), eps, nullptr, 0, 0, f);
         }
         return out;
       }, py::arg("x"), py::arg("gamma"), py::arg("beta"), py::arg("eps") = 1e-5f, py::arg("fit") = "portable",
       "Test hook: LayerNorm + GELU over the rows of x float32 [rows, n] as the net's kernels compute it, "
-      "result in float32. fit: 'portable' (the fp32 path), 'float32' (the int16 path's AVX-512 code) or "
-      "'bf16' (the bf16 path's cheaper fit; both AVX-512 F/BW/VL).");
+      "result in float32. fit: 'portable' (the fp32 path), 'float32' (the int16 path's AVX-512 code), "
+      "'bf16' (the bf16 path's cheaper fit) or 'bf16_doubled' (the same times 2, as the bf16 net runs it; "
+      "the last three AVX-512 F/BW/VL).");
+
+  m.def("_layer_norm_gelu_head", [](const py::object& x, const py::object& gamma, const py::object& beta,
+                                    const py::object& w, const py::object& bias, float eps, bool doubled) {
+        const auto in = require_float32_array(x, {-1, -1}, "x");
+        const int rows = static_cast<int>(in.shape(0)), n = static_cast<int>(in.shape(1));
+        const auto g = require_float32_array(gamma, {n}, "gamma");
+        const auto b = require_float32_array(beta, {n}, "beta");
+        const auto wa = require_float32_array(w, {-1, n}, "w");
+        const int outputs = static_cast<int>(wa.shape(0));
+        const auto ba = require_float32_array(bias, {outputs}, "bias");
+        const CpuFeatures& f = cpu_features();
+        if (!(f.avx512bf16 || f.avx512vnni))
+          throw std::invalid_argument("the fused head runs in AVX-512 F/BW/VL, which this CPU lacks");
+        if (outputs < 1 || outputs > kFusedHeadMaxOutputs || n < 1)
+          throw std::invalid_argument("w must have 1 to " + std::to_string(kFusedHeadMaxOutputs) +
+                                      " rows and at least one column");
+        py::array_t<float> out({rows, outputs});
+        if (rows > 0)
+          layer_norm_gelu_head_avx512(in.data(), n, rows, n, g.data(), b.data(), eps,
+                                      doubled ? GeluFit::kBf16Doubled : GeluFit::kBf16, wa.data(), ba.data(), outputs,
+                                      out.mutable_data());
+        return out;
+      }, py::arg("x"), py::arg("gamma"), py::arg("beta"), py::arg("w"), py::arg("bias"), py::arg("eps") = 1e-5f,
+      py::arg("doubled") = false,
+      "Test hook: the bf16 path's last LayerNorm + GELU with the head fused in: bias + GELU(LN(x)) w^T for x "
+      "float32 [rows, n], w [outputs <= 16, n]. doubled: the GELU runs doubled (pass w halved, as the net does).");
 
   py::class_<MlpValueNet, ValueNet, std::shared_ptr<MlpValueNet>>(m, "MlpValueNet", R"doc(
 Native (C++) evaluation of rebel.model.ValueMLP as a solver value net.

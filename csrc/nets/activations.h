@@ -39,6 +39,11 @@ inline constexpr float kQ1 = 2.367750704e-01f, kQ2 = 2.404765785e-02f, kQ3 = 1.1
 enum class GeluFit {
   kFloat32,  // gelu_erf_fit, refined reciprocal: ~4e-7 absolute, float32 grade (the int16 path)
   kBf16,     // gelu_bf16_fit, bare reciprocal: relative 8e-5, for the bf16 path
+  // kBf16's values times 2, one multiply fewer: GELU's factor 1/2 is left to the weights that
+  // read the result (halved when packed: Bf16Linear's weight_scale, the fused head's weights).
+  // Doubling is exact in floating point, so the layer after sees the same products, bit for bit
+  // (short of values within a factor 2 of the denormal range, which the kernels flush to 0).
+  kBf16Doubled,
 };
 
 // In place on rows [0, rows) of `y` (row stride ldy), each of n features:
@@ -67,6 +72,19 @@ Bf16Rounding native_bf16_rounding();
 void layer_norm_gelu_avx512(float* y, long ldy, int rows, int n, const float* gamma, const float* beta, float eps,
                             uint16_t* out16, int n_pad, int block_rows, GeluFit fit,
                             Bf16Rounding rounding = native_bf16_rounding());
+
+// Most head outputs layer_norm_gelu_head_avx512 takes.
+inline constexpr int kFusedHeadMaxOutputs = 16;
+
+// The last hidden layer's LayerNorm + GELU (as layer_norm_gelu_avx512 with `fit`) and the
+// head in one pass, without writing the activations: out[r][j] = head_bias[j] +
+// sum_k GELU(LN(y[r]))[k] head_weight[j][k] for r < rows, j < outputs (head_weight row-major,
+// [outputs][n]; out rows of `outputs` floats). The sums run in a fixed order, the same for
+// every row. fit: kBf16 or kBf16Doubled (then pass the head's weights halved); outputs outside
+// [1, kFusedHeadMaxOutputs] or another fit throws std::invalid_argument.
+void layer_norm_gelu_head_avx512(const float* y, long ldy, int rows, int n, const float* gamma, const float* beta,
+                                 float eps, GeluFit fit, const float* head_weight, const float* head_bias, int outputs,
+                                 float* out);
 
 // out[r][0..n) = bf16(x[r][0..n)), zero from n to n_pad, and rows [rows, block_rows) zeroed
 // (AVX-512 F/BW/VL).

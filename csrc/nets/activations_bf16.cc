@@ -4,9 +4,12 @@
 // AVX512_BF16 (one instruction per 16 floats), and integer operations (about ten) elsewhere, so
 // the int16 path, and the AMX kernel with avx512bf16 hidden, run on AVX-512 F/BW/VL alone.
 #include <algorithm>
+#include <array>
+#include <utility>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
+#include <string>
 
 #include "nets/activations.h"
 #include "nets/cpu_features.h"
@@ -87,6 +90,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline __m51
 // GELU with gelu_bf16_fit (activations.h): z/2 (Q + zc P) / Q with a bare VRCP14PS, and 0 below
 // -kClamp. Seven multiply-adds and a reciprocal against gelu()'s eleven, a reciprocal and a
 // Newton step. NaN propagates through h (min/max return the clamp for NaN, the compare is true).
+// kDoubled: 2 GELU(z), without the multiply by 1/2 (GeluFit::kBf16Doubled).
+template <bool kDoubled>
 __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline __m512 gelu_bf16_grade(__m512 z) {
   constexpr float kClampBf16 = gelu_bf16_fit::kClamp;
   const __m512 zc = _mm512_max_ps(_mm512_min_ps(z, _mm512_set1_ps(kClampBf16)), _mm512_set1_ps(-kClampBf16));
@@ -98,7 +103,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline __m51
   q = _mm512_fmadd_ps(q, s, _mm512_set1_ps(gelu_bf16_fit::kQ1));
   q = _mm512_fmadd_ps(q, s, _mm512_set1_ps(1.0f));
   const __m512 numerator = _mm512_fmadd_ps(zc, p, q);  // Q (1 + erf)
-  const __m512 h = _mm512_mul_ps(_mm512_set1_ps(0.5f), z);
+  const __m512 h = kDoubled ? z : _mm512_mul_ps(_mm512_set1_ps(0.5f), z);
   const __mmask16 above = _mm512_cmp_ps_mask(z, _mm512_set1_ps(-kClampBf16), _CMP_NLE_UQ);  // z > -c, or NaN
   return _mm512_maskz_mul_ps(above, _mm512_mul_ps(h, numerator), _mm512_rcp14_ps(q));
 }
@@ -172,8 +177,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline __m51
   const __m512 x = load16<kFull>(row + k, m);
   const __m512 z = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_sub_ps(x, mean), rstd), load16<kFull>(gamma + k, m),
                                    load16<kFull>(beta + k, m));
-  if constexpr (kFit == GeluFit::kBf16) {
-    return gelu_bf16_grade(z);
+  if constexpr (kFit == GeluFit::kBf16 || kFit == GeluFit::kBf16Doubled) {
+    return gelu_bf16_grade<kFit == GeluFit::kBf16Doubled>(z);
   } else {
     return gelu(z);
   }
@@ -230,6 +235,77 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void layer_norm_
 
 #undef REBEL_LAYER_NORM_GELU_BODY
 
+template <GeluFit kFit>
+void layer_norm_gelu_rounded(bool instruction, float* y, long ldy, int rows, int n, const float* gamma,
+                             const float* beta, float eps, uint16_t* out16, int n_pad, int block_rows) {
+  if (instruction) return layer_norm_gelu_instruction_rounding<kFit>(y, ldy, rows, n, gamma, beta, eps, out16, n_pad,
+                                                                     block_rows);
+  layer_norm_gelu_integer_rounding<kFit>(y, ldy, rows, n, gamma, beta, eps, out16, n_pad, block_rows);
+}
+
+// 16 lanes -> 4 partial sums (lane i + lane i+8, then + the next 4), the first step of sum4.
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline __m128 fold_to_4(__m512 v) {
+  const __m256 lo = _mm512_castps512_ps256(v);
+  const __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
+  const __m256 s = _mm256_add_ps(lo, hi);
+  return _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
+}
+
+// Four 16-lane sums -> one 4-lane vector of their totals (a fixed order, the same for every row).
+__attribute__((target("avx512f,avx512bw,avx512vl"), always_inline)) inline __m128 sum4(__m512 a, __m512 b, __m512 c,
+                                                                                      __m512 d) {
+  return _mm_hadd_ps(_mm_hadd_ps(fold_to_4(a), fold_to_4(b)), _mm_hadd_ps(fold_to_4(c), fold_to_4(d)));
+}
+
+// The last hidden layer's LayerNorm + GELU with the head's J outputs in the same pass: each
+// 16-lane block of GELU values goes straight into J dot products (head weights row-major,
+// [J][n]) and is never stored.
+template <GeluFit kFit, int J>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void layer_norm_gelu_head(const float* y, long ldy, int rows, int n,
+                                                                               const float* gamma, const float* beta,
+                                                                               float eps, const float* w,
+                                                                               const float* bias, float* out) {
+  for (int r0 = 0; r0 < rows; r0 += kStatRows) {
+    const int nr = std::min(kStatRows, rows - r0);
+    float means[kStatRows], rstds[kStatRows];
+    row_statistics(y, ldy, r0, nr, n, eps, means, rstds);
+    for (int r = 0; r < nr; ++r) {
+      const float* row = y + (r0 + r) * ldy;
+      const __m512 mean = _mm512_set1_ps(means[r]), rstd = _mm512_set1_ps(rstds[r]);
+      __m512 acc[J];
+#pragma GCC unroll 16
+      for (int j = 0; j < J; ++j) acc[j] = _mm512_setzero_ps();
+      int k = 0;
+      for (; k + 16 <= n; k += 16) {
+        const __m512 g = normalised_gelu<kFit, true>(row, k, 0, mean, rstd, gamma, beta);
+#pragma GCC unroll 16
+        for (int j = 0; j < J; ++j) acc[j] = _mm512_fmadd_ps(g, _mm512_loadu_ps(w + j * n + k), acc[j]);
+      }
+      if (k < n) {  // masked lanes: the loads give 0, so the products do too
+        const __mmask16 m = tail_mask(n - k);
+        const __m512 g = normalised_gelu<kFit, false>(row, k, m, mean, rstd, gamma, beta);
+#pragma GCC unroll 16
+        for (int j = 0; j < J; ++j) acc[j] = _mm512_fmadd_ps(g, _mm512_maskz_loadu_ps(m, w + j * n + k), acc[j]);
+      }
+      float* o = out + static_cast<long>(r0 + r) * J;
+      int j = 0;
+#pragma GCC unroll 4
+      for (; j + 4 <= J; j += 4)
+        _mm_storeu_ps(o + j, _mm_add_ps(_mm_loadu_ps(bias + j), sum4(acc[j], acc[j + 1], acc[j + 2], acc[j + 3])));
+#pragma GCC unroll 4
+      for (; j < J; ++j) o[j] = bias[j] + _mm512_reduce_add_ps(acc[j]);
+    }
+  }
+}
+
+using FusedHeadFn = void (*)(const float*, long, int, int, const float*, const float*, float, const float*, const float*,
+                             float*);
+
+template <GeluFit kFit, int... Js>
+constexpr std::array<FusedHeadFn, sizeof...(Js)> fused_head_table(std::integer_sequence<int, Js...>) {
+  return {layer_norm_gelu_head<kFit, Js + 1>...};
+}
+
 #define REBEL_ROWS_TO_BF16_BODY(STORE)                                                                 \
   for (int r = 0; r < rows; ++r) {                                                                     \
     const float* xr = x + r * ldx;                                                                     \
@@ -270,15 +346,30 @@ void layer_norm_gelu_avx512(float* y, long ldy, int rows, int n, const float* ga
                             uint16_t* out16, int n_pad, int block_rows, GeluFit fit, Bf16Rounding rounding) {
   require_rounding_supported(rounding);
   const bool instruction = out16 && rounding == Bf16Rounding::kInstruction;
-  if (fit == GeluFit::kBf16) {
-    if (instruction) return layer_norm_gelu_instruction_rounding<GeluFit::kBf16>(y, ldy, rows, n, gamma, beta, eps,
-                                                                                 out16, n_pad, block_rows);
-    return layer_norm_gelu_integer_rounding<GeluFit::kBf16>(y, ldy, rows, n, gamma, beta, eps, out16, n_pad,
-                                                            block_rows);
+  switch (fit) {
+    case GeluFit::kBf16:
+      return layer_norm_gelu_rounded<GeluFit::kBf16>(instruction, y, ldy, rows, n, gamma, beta, eps, out16, n_pad, block_rows);
+    case GeluFit::kBf16Doubled:
+      return layer_norm_gelu_rounded<GeluFit::kBf16Doubled>(instruction, y, ldy, rows, n, gamma, beta, eps, out16, n_pad, block_rows);
+    case GeluFit::kFloat32:
+      return layer_norm_gelu_rounded<GeluFit::kFloat32>(instruction, y, ldy, rows, n, gamma, beta, eps, out16, n_pad, block_rows);
   }
-  if (instruction) return layer_norm_gelu_instruction_rounding<GeluFit::kFloat32>(y, ldy, rows, n, gamma, beta, eps,
-                                                                                  out16, n_pad, block_rows);
-  layer_norm_gelu_integer_rounding<GeluFit::kFloat32>(y, ldy, rows, n, gamma, beta, eps, out16, n_pad, block_rows);
+  throw std::invalid_argument("unknown GELU fit");
+}
+
+void layer_norm_gelu_head_avx512(const float* y, long ldy, int rows, int n, const float* gamma, const float* beta,
+                                 float eps, GeluFit fit, const float* head_weight, const float* head_bias, int outputs,
+                                 float* out) {
+  if (outputs < 1 || outputs > kFusedHeadMaxOutputs)
+    throw std::invalid_argument("the fused head takes 1 to " + std::to_string(kFusedHeadMaxOutputs) + " outputs, not " +
+                                std::to_string(outputs));
+  if (fit != GeluFit::kBf16 && fit != GeluFit::kBf16Doubled)
+    throw std::invalid_argument("the fused head runs the bf16 path's GELU fit only");
+  static constexpr auto kPlain = fused_head_table<GeluFit::kBf16>(std::make_integer_sequence<int, kFusedHeadMaxOutputs>{});
+  static constexpr auto kDoubled =
+      fused_head_table<GeluFit::kBf16Doubled>(std::make_integer_sequence<int, kFusedHeadMaxOutputs>{});
+  const auto& table = fit == GeluFit::kBf16 ? kPlain : kDoubled;
+  table[static_cast<size_t>(outputs - 1)](y, ldy, rows, n, gamma, beta, eps, head_weight, head_bias, out);
 }
 
 void rows_to_bf16_avx512(const float* x, long ldx, int rows, int n, uint16_t* out, int n_pad, int block_rows,
@@ -296,6 +387,10 @@ void rows_to_bf16_avx512(const float* x, long ldx, int rows, int n, uint16_t* ou
 Bf16Rounding native_bf16_rounding() { return Bf16Rounding::kIntegerOps; }
 void layer_norm_gelu_avx512(float*, long, int, int, const float*, const float*, float, uint16_t*, int, int, GeluFit,
                             Bf16Rounding) {
+  throw std::logic_error("the bf16 path needs x86-64 AVX-512");
+}
+void layer_norm_gelu_head_avx512(const float*, long, int, int, const float*, const float*, float, GeluFit, const float*,
+                                 const float*, int, float*) {
   throw std::logic_error("the bf16 path needs x86-64 AVX-512");
 }
 void rows_to_bf16_avx512(const float*, long, int, int, uint16_t*, int, int, Bf16Rounding) {

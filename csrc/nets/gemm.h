@@ -64,6 +64,8 @@ class SmallLinear {
 
   int in() const { return in_; }
   int out() const { return out_; }
+  const float* weight() const { return weight_.data(); }  // out x in, row-major
+  const float* bias() const { return bias_.data(); }
 
   // y[r][0..out) = x[r] W^T + b for r < rows.
   void forward(const float* x, long ldx, int rows, float* y, long ldy) const;

@@ -214,12 +214,16 @@ std::vector<std::string> supported_bf16_isas() {
   return out;
 }
 
-Bf16Linear::Bf16Linear(const Bf16Kernel& kernel, const float* weight, const float* bias, int out, int in)
+Bf16Linear::Bf16Linear(const Bf16Kernel& kernel, const float* weight, const float* bias, int out, int in,
+                       float weight_scale)
     : kernel_(&kernel),
       in_(in),
       out_(out),
       k_pad_(std::max(kBf16KBlock, (in + kBf16KBlock - 1) / kBf16KBlock * kBf16KBlock)),
       panels_((out + kBf16PanelCols - 1) / kBf16PanelCols) {
+  int exponent = 0;
+  if (!(weight_scale > 0.0f) || std::frexp(weight_scale, &exponent) != 0.5f || !std::isfinite(weight_scale))
+    throw std::invalid_argument("Bf16Linear: weight_scale must be a power of two, not " + std::to_string(weight_scale));
   weight_.assign(static_cast<size_t>(panels_) * k_pad_ * kBf16PanelCols, uint16_t{0});
   bias_.assign(static_cast<size_t>(panels_) * kBf16PanelCols, 0.0f);
   for (int o = 0; o < out; ++o) {
@@ -227,7 +231,8 @@ Bf16Linear::Bf16Linear(const Bf16Kernel& kernel, const float* weight, const floa
     uint16_t* panel = weight_.data() + static_cast<size_t>(p) * k_pad_ * kBf16PanelCols;
     for (int k = 0; k < in; ++k) {
       const float w = weight[static_cast<size_t>(o) * in + k];
-      const uint16_t b = float_to_bf16(w);
+      uint16_t b = float_to_bf16(w);
+      if (weight_scale != 1.0f) b = float_to_bf16(bf16_to_float(b) * weight_scale);
       if (!std::isfinite(bf16_to_float(b))) {
         throw std::invalid_argument("MLP weight " + std::to_string(w) + " (output " + std::to_string(o) + ", input " +
                                     std::to_string(k) + ") is too large for bf16; use precision 'fp32'");

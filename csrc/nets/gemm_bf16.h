@@ -71,8 +71,12 @@ class Bf16Scope {
 // One Linear layer in bf16, packed for the kernels above.
 class Bf16Linear {
  public:
-  // Throws std::invalid_argument if a weight or bias is too large for bf16 (rounds to inf).
-  Bf16Linear(const Bf16Kernel& kernel, const float* weight, const float* bias, int out, int in);
+  // Packs bf16(weight) x weight_scale, a power of two (so the scaling is exact, short of
+  // products that fall in bf16's denormal range, which become 0): 0.5 where the input arrives
+  // doubled (GeluFit::kBf16Doubled). The bias is not scaled. Throws std::invalid_argument if a
+  // weight is too large for bf16 (rounds to inf) or weight_scale is not a power of two.
+  Bf16Linear(const Bf16Kernel& kernel, const float* weight, const float* bias, int out, int in,
+             float weight_scale = 1.0f);
 
   int in() const { return in_; }
   int out() const { return out_; }

@@ -18,6 +18,7 @@ namespace {
 constexpr int kTargetRowBlock = 16;
 // Heads with at most this many outputs use dot products rather than padded panels.
 constexpr int kSmallHeadMaxOutputs = 16;
+static_assert(kSmallHeadMaxOutputs <= kFusedHeadMaxOutputs, "the bf16 path fuses every small head");
 
 struct Scratch {
   AlignedFloats act[2];
@@ -45,9 +46,11 @@ std::variant<SmallLinear, PackedLinear> make_head(const DenseParams& d, const Ge
 // With bf16 or int16, the first layer stays float32: its inputs are the query's beliefs,
 // which bf16's 8-bit significand would blur (on the trained 1x4f net that alone moved values
 // by up to 0.05), and it is a small share of the work (query_size x hidden of hidden x hidden).
+// A bf16 layer reads the LayerNorm + GELU before it doubled (GeluFit::kBf16Doubled), so its
+// weights are packed halved.
 std::variant<PackedLinear, Bf16Linear, Int16Linear> make_hidden(const DenseParams& d, const MlpKernels& kernels,
                                                                 bool first) {
-  if (kernels.bf16 && !first) return Bf16Linear(*kernels.bf16, d.weight.data(), d.bias.data(), d.out, d.in);
+  if (kernels.bf16 && !first) return Bf16Linear(*kernels.bf16, d.weight.data(), d.bias.data(), d.out, d.in, 0.5f);
   if (kernels.int16 && !first) return Int16Linear(*kernels.int16, d.weight.data(), d.bias.data(), d.out, d.in);
   return PackedLinear(*kernels.fp32, d.weight.data(), d.bias.data(), d.out, d.in);
 }
@@ -119,6 +122,11 @@ MlpWeights::MlpWeights(const MlpParams& params, const MlpKernels& kernels)
   if (const auto* packed = std::get_if<PackedLinear>(&head_)) {
     max_width_ = std::max(max_width_, packed->padded_out());
   }
+  if (kernels_.bf16 && !layers_.empty() && std::holds_alternative<SmallLinear>(head_)) {
+    // The bf16 path fuses a small head into the last LayerNorm + GELU, which it runs doubled.
+    fused_head_weight_.assign(params.head.weight.begin(), params.head.weight.end());
+    for (float& w : fused_head_weight_) w *= 0.5f;
+  }
 }
 
 void MlpWeights::head_forward(const float* x, long ldx, int rows, float* o) const {
@@ -175,10 +183,18 @@ void MlpWeights::forward_block_narrow(const float* x, int rows, float* out) cons
     }, h.linear);
     const int width = std::visit([](const auto& l) { return l.out(); }, h.linear);
     const auto* next = i + 1 < layers_.size() ? &layers_[i + 1].linear : nullptr;
+    if (!next && !fused_head_weight_.empty()) {
+      // The head's few dot products in the LayerNorm + GELU pass, on its halved weights.
+      const auto& head = std::get<SmallLinear>(head_);
+      return layer_norm_gelu_head_avx512(y, ldy, rows, width, h.gamma.data(), h.beta.data(), shape_.layer_norm_eps,
+                                         GeluFit::kBf16Doubled, fused_head_weight_.data(), head.bias(), head.out(),
+                                         out);
+    }
     const Bf16Linear* next_bf16 = next ? std::get_if<Bf16Linear>(next) : nullptr;
+    const GeluFit fit = next_bf16 ? GeluFit::kBf16Doubled : kernels_.bf16 ? GeluFit::kBf16 : GeluFit::kFloat32;
     layer_norm_gelu_avx512(y, ldy, rows, width, h.gamma.data(), h.beta.data(), shape_.layer_norm_eps,
                            next_bf16 ? s.act16.data() : nullptr, next_bf16 ? next_bf16->padded_in() : 0,
-                           kBf16BlockRows, kernels_.bf16 ? GeluFit::kBf16 : GeluFit::kFloat32);
+                           kBf16BlockRows, fit);
     if (const Int16Linear* next_int16 = next ? std::get_if<Int16Linear>(next) : nullptr) {
       quantize_rows_int16(y, ldy, rows, width, next_int16->qmax(), s.actq.data(), next_int16->padded_in(),
                           s.actq_scale.data(), kInt16BlockRows);

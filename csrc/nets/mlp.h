@@ -67,6 +67,7 @@ class MlpWeights {
   std::vector<Hidden> layers_;
   std::variant<SmallLinear, PackedLinear> head_;
   int max_width_ = 0;  // widest activation row stride (padded)
+  AlignedFloats fused_head_weight_;  // bf16 path with a SmallLinear head: its weights halved
 };
 
 using MlpWeightsPtr = std::shared_ptr<const MlpWeights>;

@@ -139,8 +139,8 @@ def measure(args: argparse.Namespace, run_dir: Path, state: Dict[str, Any], save
                 log.info("%s epoch %d (%.1f training min) seed %d: %.4f", args.name, epoch,
                          entry["training_seconds"] / 60, seed, seeds[str(seed)]["exploitability"])
                 save()
-            if seeds[str(seed)]["exploitability"] > args.target:
-                break  # this snapshot does not reach the target: on to the next
+            if seed == args.seeds[0] and seeds[str(seed)]["exploitability"] > args.target:
+                break  # seed 0 reads above the target: on to the next snapshot (the other seeds only count in the mean)
         if state["reached"] is None and all(str(s) in seeds for s in args.seeds):
             mean = statistics.mean(seeds[str(s)]["exploitability"] for s in args.seeds)
             entry["mean"] = mean

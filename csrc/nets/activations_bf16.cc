@@ -5,11 +5,11 @@
 // the int16 path, and the AMX kernel with avx512bf16 hidden, run on AVX-512 F/BW/VL alone.
 #include <algorithm>
 #include <array>
-#include <utility>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "nets/activations.h"
 #include "nets/cpu_features.h"
@@ -348,11 +348,14 @@ void layer_norm_gelu_avx512(float* y, long ldy, int rows, int n, const float* ga
   const bool instruction = out16 && rounding == Bf16Rounding::kInstruction;
   switch (fit) {
     case GeluFit::kBf16:
-      return layer_norm_gelu_rounded<GeluFit::kBf16>(instruction, y, ldy, rows, n, gamma, beta, eps, out16, n_pad, block_rows);
+      return layer_norm_gelu_rounded<GeluFit::kBf16>(instruction, y, ldy, rows, n, gamma, beta, eps, out16,
+                                                       n_pad, block_rows);
     case GeluFit::kBf16Doubled:
-      return layer_norm_gelu_rounded<GeluFit::kBf16Doubled>(instruction, y, ldy, rows, n, gamma, beta, eps, out16, n_pad, block_rows);
+      return layer_norm_gelu_rounded<GeluFit::kBf16Doubled>(instruction, y, ldy, rows, n, gamma, beta, eps, out16,
+                                                              n_pad, block_rows);
     case GeluFit::kFloat32:
-      return layer_norm_gelu_rounded<GeluFit::kFloat32>(instruction, y, ldy, rows, n, gamma, beta, eps, out16, n_pad, block_rows);
+      return layer_norm_gelu_rounded<GeluFit::kFloat32>(instruction, y, ldy, rows, n, gamma, beta, eps, out16,
+                                                          n_pad, block_rows);
   }
   throw std::invalid_argument("unknown GELU fit");
 }

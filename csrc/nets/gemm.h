@@ -64,7 +64,6 @@ class SmallLinear {
 
   int in() const { return in_; }
   int out() const { return out_; }
-  const float* weight() const { return weight_.data(); }  // out x in, row-major
   const float* bias() const { return bias_.data(); }
 
   // y[r][0..out) = x[r] W^T + b for r < rows.

@@ -222,7 +222,7 @@ Bf16Linear::Bf16Linear(const Bf16Kernel& kernel, const float* weight, const floa
       k_pad_(std::max(kBf16KBlock, (in + kBf16KBlock - 1) / kBf16KBlock * kBf16KBlock)),
       panels_((out + kBf16PanelCols - 1) / kBf16PanelCols) {
   int exponent = 0;
-  if (!(weight_scale > 0.0f) || std::frexp(weight_scale, &exponent) != 0.5f || !std::isfinite(weight_scale))
+  if (!(weight_scale > 0.0f) || !std::isfinite(weight_scale) || std::frexp(weight_scale, &exponent) != 0.5f)
     throw std::invalid_argument("Bf16Linear: weight_scale must be a power of two, not " + std::to_string(weight_scale));
   weight_.assign(static_cast<size_t>(panels_) * k_pad_ * kBf16PanelCols, uint16_t{0});
   bias_.assign(static_cast<size_t>(panels_) * kBf16PanelCols, 0.0f);

@@ -750,3 +750,42 @@ def test_snapshot_average_applies_its_rule_and_matches_the_final_net_on_identica
         average_weights([other, weights_to_bytes(ValueMLP(4, 3, hidden=8, layers=1))])
     with pytest.raises(ValueError, match="no weights"):
         average_weights([])
+
+
+def test_bf16_error_sources_separates_the_roundings(capsys):
+    """experiments/bf16_error_sources.py: the float64 emulation of the bf16 path without
+    roundings is the float32 net; with every input row identical and calibrated on itself,
+    bias correction plus offset remove all rounding (known value: zero); on the committed
+    1x4f net each rounding alone differs less than both, and the emulated float32 net is the
+    native one. A run directory without weights exits 2."""
+    import numpy as np
+    import torch
+
+    from rebel.model import ValueMLP
+
+    script = load("bf16_error_sources")
+    torch.manual_seed(0)
+    model = ValueMLP(10, 3, hidden=32, layers=3).double()
+    rows = torch.randn(1, 10, dtype=torch.float64).repeat(6, 1)
+    with torch.no_grad():
+        exact, _ = script.emulate(model, rows, round_weights=False, round_inputs=False)
+        assert torch.allclose(exact, model(rows), rtol=0, atol=1e-12)
+        means = [h.mean(dim=0) for h in script.layer_inputs(model, rows)]
+        fixed, _ = script.emulate(model, rows, round_weights=True, round_inputs=True, means=means,
+                                  bias_correction=True, offset=True)
+        rounded, _ = script.emulate(model, rows, round_weights=True, round_inputs=True)
+    assert (fixed - exact).abs().max() < 1e-12 < (rounded - exact).abs().max()
+
+    run = EXPERIMENTS / "results" / "1x4f-60min"
+    assert script.main([str(run)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    v = report["variants"]
+    assert 0 < v["weights"]["max_abs_diff"] < v["both"]["max_abs_diff"] < 0.05
+    assert 0 < v["activations"]["max_abs_diff"] < v["both"]["max_abs_diff"]
+    assert v["both+bias_correction"]["mean_abs_diff"] < v["both"]["mean_abs_diff"]
+    assert report["emulated_fp32_vs_native_fp32_max_abs_diff"] < 1e-5
+    assert len(report["largest_differences"]["rows"]) == 10
+    assert script.main([str(run.parent)]) == 2
+    assert "has no config.yaml" in capsys.readouterr().err
+    assert script.main([str(run), "--calibration-seed", "12345"]) == 2  # the run's own held-out seed
+    assert "the run's own held-out seed" in capsys.readouterr().err

@@ -23,7 +23,7 @@ differences relate to the second LayerNorm's input spread (a row whose pre-Layer
 vary little has its rounding error scaled up by the normalisation).
 
     python experiments/bf16_error_sources.py experiments/results/1x4f-60min \
-        --out experiments/results/bf16_error_sources.json
+        --out experiments/results/bf16_error_sources_1x4f.json
 """
 from __future__ import annotations
 
@@ -43,9 +43,6 @@ from rebel.config.train import TrainConfig, load_train_config
 from rebel.model import ValueMLP, load_weights
 from rebel.progress import Progress
 from rebel.train.evaluation import HeldOutSet
-
-VARIANTS = ("weights", "activations", "both", "both+bias_correction", "both+offset", "both+bias_correction+offset")
-
 
 def to_bf16(t: torch.Tensor) -> torch.Tensor:
     """float64 -> float32 -> bf16 (nearest even) -> float64, as the kernel rounds."""
@@ -101,8 +98,10 @@ def heldout_rows(config: TrainConfig, game: _core.Game, seed: Optional[int], lab
         return HeldOutSet.generate(game, config, progress=bar).rows
 
 
-def measure(model: ValueMLP, rows: np.ndarray, calibration: np.ndarray) -> Dict[str, Any]:
-    """Every variant's difference from the float32 net on ``rows`` (the report's body)."""
+def measure(model: ValueMLP, rows: np.ndarray,
+            calibration: np.ndarray) -> "tuple[Dict[str, Any], np.ndarray, np.ndarray]":
+    """Every variant's difference from the float32 net on ``rows``: (the report's body, the
+    emulated float32 outputs, the emulated bf16 outputs)."""
     model = model.double().eval()
     x = torch.from_numpy(np.asarray(rows, dtype=np.float64))
     with torch.no_grad():
@@ -134,9 +133,7 @@ def measure(model: ValueMLP, rows: np.ndarray, calibration: np.ndarray) -> Dict[
     report["without_lowest_spread_rows"] = {
         f"{q}%": float(row_err[rank >= q / 100].max()) if (rank >= q / 100).any() else 0.0 for q in (5, 10, 20, 30)
     }
-    report["exact"] = exact.numpy()
-    report["both"] = outputs["both"].numpy()
-    return report
+    return report, exact.numpy(), outputs["both"].numpy()
 
 
 def fail(message: str) -> int:
@@ -165,8 +162,7 @@ def main(argv: "List[str] | None" = None) -> int:
         return fail(f"the net in {run} has {model.layers} hidden layer(s): the bf16 kernel runs none of them")
     rows = heldout_rows(config, game, None, "held-out set")
     calibration = heldout_rows(config, game, args.calibration_seed, "calibration set")
-    body = measure(model, rows, calibration)
-    exact, both = body.pop("exact"), body.pop("both")
+    body, exact, both = measure(model, rows, calibration)
     report: Dict[str, Any] = {"run_dir": str(run), "game": game.description(), "queries": int(len(rows)),
                               "calibration_queries": int(len(calibration)), **body}
     fp32 = _core.MlpValueNet(game, str(run / "weights.bin"), precision="fp32").forward(rows).astype(np.float64)

@@ -126,8 +126,8 @@ def int16_hidden_linear(h: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarr
 @needs_int16
 @pytest.mark.parametrize("faces,hidden,layers", [(4, 256, 2), (6, 100, 1), (3, 64, 3), (16, 64, 2), (20, 64, 2)])
 def test_net_matches_reference_and_torch(faces, hidden, layers):
-    """The whole int16 net, heads of up to 16 outputs fused into the last LayerNorm + GELU and
-    a 20-output one packed, against float64 and torch."""
+    """The whole int16 net against float64 and torch, with small heads (dot products, up to 16
+    outputs, the largest included) and a 20-output one (packed panels)."""
     game = rebel.make_game("liars_dice", {"num_dice": 1, "num_faces": faces})
     model = random_model(game, hidden, layers)
     net = to_native(model, game, precision="int16")

@@ -7,7 +7,7 @@ import math
 from typing import Any, Dict, Optional
 
 from rebel import _core
-from rebel.machine import cpu_name  # noqa: F401  (re-exported for the benchmarks)
+from rebel.util.machine import cpu_name  # noqa: F401  (re-exported for the benchmarks)
 
 #: flops per instruction of each probe (a multiply-add counts 2).
 FLOPS_PER_INSTRUCTION = {"fma512": 32, "fma256": 16, "dpbf16": 64, "amx": 16 * 16 * 32 * 2, "dpwssd": 64}

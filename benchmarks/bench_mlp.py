@@ -29,7 +29,7 @@ import rebel
 from _machine import cpu_name, peaks  # benchmarks/_machine.py (this script's folder is on sys.path)
 from rebel import _core
 from rebel.cli.common import emit_report
-from rebel.model import ValueMLP, to_native
+from rebel.nets.value_mlp import ValueMLP, to_native
 
 DEFAULT_BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
 

@@ -101,7 +101,7 @@ def object_store_costs(sizes: dict[str, int], reps: int = 20) -> dict[str, float
 
 def epoch_bytes(config: str) -> dict[str, int]:
     from rebel.config.train import load_train_config
-    from rebel.model import ValueMLP, weights_to_bytes
+    from rebel.nets.value_mlp import ValueMLP, weights_to_bytes
     from rebel.train.run import examples_per_epoch
 
     cfg = load_train_config(str(REPO / "configs" / f"{config}.yaml"))
@@ -138,7 +138,7 @@ def main() -> None:
     log.setLevel(logging.INFO)
     import ray
 
-    from rebel.ray_cluster import connect
+    from rebel.distributed.cluster import connect
 
     connect("", num_cpus=2, needed_cpus=2)
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in LAYOUTS}

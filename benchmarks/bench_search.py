@@ -30,7 +30,7 @@ import torch
 import rebel
 from rebel import _core
 from rebel.cli.common import emit_report
-from rebel.model import ValueMLP, to_native
+from rebel.nets.value_mlp import ValueMLP, to_native
 
 BASELINE = {"subgames_per_s_1_thread": 7.7, "subgames_per_s_2_threads": 16.8, "eval_16_policies_2_threads_s": 25.0}
 

@@ -25,7 +25,7 @@ import numpy as np
 import rebel
 from rebel.cli.common import emit_report
 from rebel.games import make
-from rebel.solve import SOLVERS
+from rebel.search.solve import SOLVERS
 
 #: The original ReBeL core, measured on this class of machine: 1024 linear-CFR iterations,
 #: and one exact exploitability of a 2x3f policy.

@@ -28,7 +28,7 @@ from _machine import cpu_name  # benchmarks/_machine.py (this script's folder is
 from rebel.cli.common import emit_report
 from rebel.config.train import TrainerSection
 from rebel.games import make
-from rebel.model import ValueMLP
+from rebel.nets.value_mlp import ValueMLP
 from rebel.train.trainer import Trainer
 
 GAMES = {"1x4f": (1, 4), "1x6f": (1, 6), "2x3f": (2, 3)}

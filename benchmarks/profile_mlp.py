@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 import rebel
-from rebel.model import ValueMLP, to_native
+from rebel.nets.value_mlp import ValueMLP, to_native
 
 
 def main(argv: Optional[List[str]] = None) -> int:

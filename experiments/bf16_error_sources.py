@@ -40,8 +40,8 @@ import torch
 from rebel import _core
 from rebel.cli.common import emit_report
 from rebel.config.train import TrainConfig, load_train_config
-from rebel.model import ValueMLP, load_weights
-from rebel.progress import Progress
+from rebel.nets.value_mlp import ValueMLP, load_weights
+from rebel.util.progress import Progress
 from rebel.train.evaluation import HeldOutSet
 
 def to_bf16(t: torch.Tensor) -> torch.Tensor:

@@ -41,7 +41,7 @@ from tqdm import tqdm
 from rebel import _core
 from rebel.cli.common import emit_report
 from rebel.games import make
-from rebel.solve import DEFAULT_OFF_PATH, OFF_PATH_MODES
+from rebel.search.solve import DEFAULT_OFF_PATH, OFF_PATH_MODES
 
 log = logging.getLogger("cfrd_rate")
 

@@ -3,7 +3,7 @@
     python experiments/full_game_table.py [--iters 1024] [--games 1x4f 1x5f 1x6f 2x3f]
                                           [--off-path skip floor conditional] [--out FILE]
 
-For every game, solver and off-path mode it runs ``rebel.solve`` for ``--iters`` iterations
+For every game, solver and off-path mode it runs ``rebel.search.solve`` for ``--iters`` iterations
 (counted as in the paper: alternating half-steps) and measures the exact exploitability of
 the average policy and player 0's value under it. Prints a Markdown table beside the paper's
 figures (and, with several off-path modes, one exploitability column per mode) and, with
@@ -23,8 +23,8 @@ from tqdm import tqdm
 
 import rebel
 from rebel.games import make
-from rebel.policy_io import atomic_write_bytes
-from rebel.solve import DEFAULT_OFF_PATH, OFF_PATH_MODES
+from rebel.util.atomic_io import atomic_write_bytes
+from rebel.search.solve import DEFAULT_OFF_PATH, OFF_PATH_MODES
 
 log = logging.getLogger("full_game_table")
 

@@ -37,7 +37,7 @@ import rebel
 from rebel import _core
 from rebel.cli.common import emit_report
 from rebel.config.train import load_train_config
-from rebel.model import load_weights, to_native
+from rebel.nets.value_mlp import load_weights, to_native
 from rebel.train.evaluation import ORACLE_SOLVER, heldout_walk
 
 

@@ -40,10 +40,11 @@ from rebel import _core
 from rebel.cli.common import emit_report
 from rebel.cli.train import _config_path
 from rebel.config.train import load_train_config
-from rebel.evaluate import EvalSettings, evaluate
-from rebel.machine import cpu_name
-from rebel.policy_io import atomic_write_bytes
-from rebel.progress import Progress
+from rebel.search.evaluate import evaluate
+from rebel.search.settings import EvalSettings
+from rebel.util.machine import cpu_name
+from rebel.util.atomic_io import atomic_write_bytes
+from rebel.util.progress import Progress
 from rebel.train.evaluation import HeldOutSet
 
 log = logging.getLogger("levers")
@@ -158,11 +159,12 @@ def measure(name: str, overrides: List[str], run_dir: Path, heldout: HeldOutSet,
         # change the self-play search, never the evaluation's).
         params = base.game.as_dict()
         params.pop("name")
-        settings = EvalSettings(game=base.game.name, game_params=params, net=weights, solver=base.search.solver,
+        game = _core.make_game(base.game.name, dict(params))
+        settings = EvalSettings(net=weights, solver=base.search.solver,
                                 depth=base.search.depth, iterations=base.search.iterations, repeats=args.repeats,
                                 threads=args.threads, seed=seed, off_path=base.search.off_path,
                                 precision=args.eval_precision, mode_a=False, full_game=False)
-        result = evaluate(settings, progress=True)
+        result = evaluate(game, settings, progress=True)
         evaluation = {"seed": seed, "exploitability": result["mode_b"][-1]["exploitability"],
                       "kernel": result["net_kernel"], "seconds": result["seconds"]["mode_b"]}
         _write_json(seed_file, {"key": key, "evaluation": evaluation})

@@ -29,8 +29,8 @@ from typing import Any
 
 from rebel import _core
 from rebel.games import make
-from rebel.policy_io import atomic_write_bytes
-from rebel.solve import OFF_PATH_MODES
+from rebel.util.atomic_io import atomic_write_bytes
+from rebel.search.solve import OFF_PATH_MODES
 
 log = logging.getLogger("off_path_search")
 
@@ -41,7 +41,7 @@ def random_net(game: _core.Game) -> _core.ValueNet:
     """The untrained MLP of the issue's table: torch.manual_seed(1), then ValueMLP.for_game."""
     import torch
 
-    from rebel.model import ValueMLP, to_native
+    from rebel.nets.value_mlp import ValueMLP, to_native
 
     torch.manual_seed(1)
     return to_native(ValueMLP.for_game(game), game)

@@ -29,8 +29,9 @@ import numpy as np
 from rebel import _core
 from rebel.cli.common import emit_report
 from rebel.config.train import load_train_config
-from rebel.evaluate import EvalSettings, evaluate
-from rebel.progress import Progress
+from rebel.search.evaluate import evaluate
+from rebel.search.settings import EvalSettings
+from rebel.util.progress import Progress
 from rebel.train.evaluation import HeldOutSet
 
 
@@ -79,12 +80,12 @@ def main(argv: "List[str] | None" = None) -> int:
     for precision in ("fp32", low):
         rows = []
         for seed in args.seeds:
-            settings = EvalSettings(game=config.game.name, game_params=config.game.as_dict(), net=weights,
+            game = config.game.make()
+            settings = EvalSettings(net=weights,
                                     solver=s.solver, depth=s.depth, iterations=s.iterations, repeats=args.repeats,
                                     threads=args.threads, seed=seed, off_path=s.off_path, precision=precision,
                                     mode_a=False, full_game=False)
-            settings.game_params.pop("name", None)
-            result = evaluate(settings, progress=True)
+            result = evaluate(game, settings, progress=True)
             rows.append({"seed": seed, "exploitability": result["mode_b"][-1]["exploitability"],
                          "seconds": result["seconds"]["mode_b"], "kernel": result["net_kernel"]})
         expl = [r["exploitability"] for r in rows]

@@ -4,7 +4,7 @@ Copies RUN_DIR/weights.bin to rebel/pretrained/NAME.bin and writes its index ent
 game and training config from RUN_DIR/config.yaml, the run's size from its metrics, the
 paper-protocol exploitability (mode (b), depth 2, the run's solver and T, N = --repeats,
 seeds 0, 1, 2; or the numbers of an existing evaluation file such as table2.py's eval.json
-with --eval-json) and a small check (N = 16, seed 0, fp32) that tests/test_pretrained.py
+with --eval-json) and a small check (N = 16, seed 0, fp32) that tests/nets/test_pretrained.py
 recomputes.
 
     python experiments/pretrained.py kuhn experiments/results/pretrained/kuhn --config kuhn --command "rebel train kuhn"
@@ -26,15 +26,18 @@ CHECK = {"repeats": 16, "seed": 0, "precision": "fp32"}
 
 
 def _evaluate(run_config, weights: Path, repeats: int, seed: int, precision: str) -> float:
-    from rebel.evaluate import EvalSettings, evaluate
+    from rebel import _core
+    from rebel.search.evaluate import evaluate
+    from rebel.search.settings import EvalSettings
 
     params = run_config.game.as_dict()
     name = params.pop("name")
     s = run_config.search
-    settings = EvalSettings(game=name, game_params=params, net=str(weights), solver=s.solver, depth=s.depth,
+    game = _core.make_game(name, dict(params))
+    settings = EvalSettings(net=str(weights), solver=s.solver, depth=s.depth,
                             iterations=s.iterations, repeats=repeats, threads=2, seed=seed, off_path=s.off_path,
                             precision=precision, mode_a=False, full_game=False)
-    return float(evaluate(settings)["mode_b"][-1]["exploitability"])
+    return float(evaluate(game, settings)["mode_b"][-1]["exploitability"])
 
 
 def main() -> int:

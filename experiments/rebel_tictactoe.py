@@ -28,7 +28,7 @@ import numpy as np
 
 from rebel import _core
 from rebel.config.train import load_train_config
-from rebel.solve import solve
+from rebel.search.solve import solve
 
 
 def exact_leaf_net(game: _core.Game, m: int, n: int, k: int) -> _core.ValueNet:

@@ -55,9 +55,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cfrd_rate import ITERATE_WEIGHT_POWER, FullTreeTools, RootOnlyPlay  # noqa: E402
 
 from rebel import _core  # noqa: E402
-from rebel.evaluate import LEAF_ERROR_KINDS  # noqa: E402
+from rebel.search.evaluate import LEAF_ERROR_KINDS  # noqa: E402
 from rebel.games import make  # noqa: E402
-from rebel.progress import Progress  # noqa: E402
+from rebel.util.progress import Progress  # noqa: E402
 
 log = logging.getLogger("safe_search_bound")
 
@@ -207,10 +207,12 @@ def run_cell(settings: Settings, cell: Cell, bar: Any = None) -> dict[str, Any]:
 
 def run_full_protocol(settings: Settings, kind: str, delta: float) -> dict[str, Any]:
     """`rebel eval`'s mode (a) and mode (b) (N = full_repeats) with the perturbed oracle."""
-    from rebel.evaluate import EvalSettings, evaluate
+    from rebel.search.evaluate import evaluate
+    from rebel.search.settings import EvalSettings
 
-    result = evaluate(EvalSettings(
-        game_params={"num_dice": settings.dice, "num_faces": settings.faces}, net="oracle",
+    game = _core.make_game("liars_dice", {"num_dice": settings.dice, "num_faces": settings.faces})
+    result = evaluate(game, EvalSettings(
+        net="oracle",
         solver=settings.solvers[0], depth=settings.depth, iterations=settings.full_iters,
         repeats=settings.full_repeats, threads=1, seed=0, oracle_iterations=settings.full_oracle_iters,
         leaf_error=delta, leaf_error_kind=kind if delta > 0 else "random", leaf_error_seed=settings.error_seed,

@@ -7,7 +7,7 @@ coarser average after the fact: the run's snapshots (``run.snapshot_every``, eac
 played, that is the moving average where one was kept) from the last ``--fraction`` of its
 epochs (epoch >= (1 - fraction) x the final epoch; a quarter by default, the rule fixed before
 any averaged net was evaluated), averaged parameter by parameter with equal weights
-(:func:`rebel.weights_io.average_weights`). The averaged net is evaluated with exactly the
+(:func:`rebel.nets.weights_io.average_weights`). The averaged net is evaluated with exactly the
 protocol and seeds the run's final net was evaluated with in ``RUN/eval.json`` (the Table 2
 protocol: mode (b), depth, T, N, solver and net precision as recorded there), and where the
 run kept its held-out set (``RUN/heldout.npz``) the held-out error of both nets is reported.
@@ -30,9 +30,9 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from rebel.policy_io import atomic_write_bytes
+from rebel.util.atomic_io import atomic_write_bytes
 from rebel.train.rundir import RunDirectory
-from rebel.weights_io import average_weights
+from rebel.nets.weights_io import average_weights
 
 log = logging.getLogger("snapshot_average")
 
@@ -120,16 +120,19 @@ def evaluate_seed(run_dir: Path, weights: Path, protocol: Dict[str, Any], seed: 
                   progress: bool) -> Dict[str, Any]:
     """Mode (b) on ``weights`` with the recorded protocol and the run's game and off-path setting."""
     from rebel.config.train import load_train_config
-    from rebel.evaluate import EvalSettings, evaluate
+    from rebel import _core
+    from rebel.search.evaluate import evaluate
+    from rebel.search.settings import EvalSettings
 
     config = load_train_config(str(run_dir / RunDirectory.CONFIG))
     params = config.game.as_dict()
     name = params.pop("name")
-    settings = EvalSettings(game=name, game_params=params, net=str(weights), solver=protocol["solver"],
+    game = _core.make_game(name, dict(params))
+    settings = EvalSettings(net=str(weights), solver=protocol["solver"],
                             depth=protocol["depth"], iterations=protocol["iterations"], repeats=protocol["repeats"],
                             threads=threads, seed=seed, off_path=config.search.off_path,
                             precision=protocol.get("precision", "fp32"), mode_a=False, full_game=False)
-    result = evaluate(settings, progress=progress)
+    result = evaluate(game, settings, progress=progress)
     return {"seed": seed, "exploitability": result["mode_b"][-1]["exploitability"],
             "br_values": result["mode_b"][-1]["br_values"], "seconds": result["seconds"]["mode_b"],
             "net_kernel": result.get("net_kernel")}

@@ -157,7 +157,7 @@ def parse_cells(text: Optional[str], plan: Plan) -> List[str]:
 
 def parse_stronger(text: Optional[str], plan: Plan) -> List[Dict[str, Any]]:
     """--stronger SOLVER:T:DEPTH[,SOLVER:T:DEPTH...] (or 'none'); the plan's when not given."""
-    from rebel.solve import SOLVERS
+    from rebel.search.solve import SOLVERS
 
     if text is None:
         return plan.stronger
@@ -346,7 +346,9 @@ def evaluate_cell(cell: str, run_dir: Path, plan: Plan, threads: int, progress: 
     """The paper's protocol on the cell's final net, once per seed (cached in eval.json); with
     ``search`` ({solver, iterations, depth}) that search instead (cached in eval_stronger.json)."""
     from rebel.config.train import load_train_config
-    from rebel.evaluate import EvalSettings, evaluate
+    from rebel import _core
+    from rebel.search.evaluate import evaluate
+    from rebel.search.settings import EvalSettings
 
     if search:
         stronger_evaluations(run_dir)  # renames an eval_stronger.json of this search into place
@@ -384,11 +386,12 @@ def evaluate_cell(cell: str, run_dir: Path, plan: Plan, threads: int, progress: 
             log.info("%s: seed %d: exploitability %.5f (the training run's own final evaluation, same protocol)",
                      cell, seed, reused["exploitability"])
             continue
-        settings = EvalSettings(game=name, game_params=params, net=str(run_dir / "weights.bin"),
+        game = _core.make_game(name, dict(params))
+        settings = EvalSettings(net=str(run_dir / "weights.bin"),
                                 solver=protocol["solver"], depth=protocol["depth"], iterations=protocol["iterations"],
                                 repeats=plan.repeats, threads=threads, seed=seed, off_path=config.search.off_path,
                                 precision=plan.precision, mode_a=False, full_game=False)
-        result = evaluate(settings, progress=progress)
+        result = evaluate(game, settings, progress=progress)
         runs.append({"seed": seed, "exploitability": result["mode_b"][-1]["exploitability"],
                      "br_values": result["mode_b"][-1]["br_values"], "seconds": result["seconds"]["mode_b"],
                      "net_kernel": result.get("net_kernel")})
@@ -476,8 +479,10 @@ def references(game_key: str, plan: Plan, out: Path, threads: int, oracle: bool,
     that search reaches without learned values."""
     from rebel.cli.train import _config_path
     from rebel.config.train import load_train_config
-    from rebel.evaluate import EvalSettings, evaluate
-    from rebel.solve import solve
+    from rebel import _core
+    from rebel.search.evaluate import evaluate
+    from rebel.search.settings import EvalSettings
+    from rebel.search.solve import solve
 
     path = out / "references.json"
     all_refs = read_json(path, "references") if path.is_file() else {"format": FORMAT, "games": {}}
@@ -501,11 +506,12 @@ def references(game_key: str, plan: Plan, out: Path, threads: int, oracle: bool,
     for key, net, search in wanted:
         if key not in refs:
             start = time.perf_counter()
-            settings = EvalSettings(game=name, game_params=params, net=net, solver=search["solver"],
+            game = _core.make_game(name, dict(params))
+            settings = EvalSettings(net=net, solver=search["solver"],
                                     depth=search["depth"], iterations=search["iterations"], repeats=plan.repeats,
                                     threads=threads, seed=0, off_path=config.search.off_path, mode_a=False,
                                     full_game=False)
-            refs[key] = evaluate(settings, progress=progress)["mode_b"][-1]["exploitability"]
+            refs[key] = evaluate(game, settings, progress=progress)["mode_b"][-1]["exploitability"]
             refs[f"{key}_seconds"] = time.perf_counter() - start
             changed = True
     if changed:

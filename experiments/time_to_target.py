@@ -41,9 +41,11 @@ from typing import Any, Dict, List, Optional, Tuple
 from rebel.cli.common import emit_report
 from rebel.cli.train import _config_path
 from rebel.config.train import ConfigError, load_train_config
-from rebel.evaluate import EvalSettings, evaluate
-from rebel.machine import cpu_name
-from rebel.policy_io import atomic_write_bytes
+from rebel import _core
+from rebel.search.evaluate import evaluate
+from rebel.search.settings import EvalSettings
+from rebel.util.machine import cpu_name
+from rebel.util.atomic_io import atomic_write_bytes
 from rebel.train.rundir import RunDirectory
 
 log = logging.getLogger("time_to_target")
@@ -114,11 +116,12 @@ def evaluate_snapshot(args: argparse.Namespace, run_dir: Path, path: Path, seed:
     config = load_train_config(str(run_dir / RunDirectory.CONFIG))
     params = config.game.as_dict()
     params.pop("name")
-    settings = EvalSettings(game=config.game.name, game_params=params, net=str(path), solver=config.search.solver,
+    game = _core.make_game(config.game.name, dict(params))
+    settings = EvalSettings(net=str(path), solver=config.search.solver,
                             depth=config.search.depth, iterations=args.eval_iterations or config.search.iterations,
                             repeats=args.repeats, threads=args.threads, seed=seed, off_path=config.search.off_path,
                             precision="fp32", mode_a=False, full_game=False)
-    result = evaluate(settings, progress=args.progress)
+    result = evaluate(game, settings, progress=args.progress)
     return {"exploitability": result["mode_b"][-1]["exploitability"], "seconds": result["seconds"]["mode_b"],
             "kernel": result["net_kernel"]}
 

@@ -34,7 +34,7 @@ from rebel._core import (  # noqa: F401  (re-exported public API)
 )
 
 from rebel.games import game_config, game_from_config  # noqa: E402,F401
-from rebel.policy_io import load_policy, save_policy  # noqa: E402,F401
-from rebel.solve import SolveResult, solve  # noqa: E402,F401
+from rebel.interop.policy_io import load_policy, save_policy  # noqa: E402,F401
+from rebel.search.solve import SolveResult, solve  # noqa: E402,F401
 
 __version__ = "0.1.0"

@@ -31,24 +31,24 @@ JOBS=("$@")
 # under the sanitizers (an import of it fails, so tests that need it are skipped; weights
 # come from rebel.weights_io's numpy writer). TSan: the tests that run C++ threads.
 ASAN_TESTS=(
-  tests/test_games.py
-  tests/test_full_game_solvers.py
-  tests/test_matrix_game.py
-  tests/test_mccfr.py
-  tests/test_bad_input.py
-  tests/test_policy_io.py
-  tests/test_search.py
-  tests/test_search_protocol.py
-  tests/test_off_path.py
-  tests/test_concurrency.py
-  tests/test_fuzz_bindings.py
-  tests/test_mlp_bf16.py
-  tests/test_mnk.py
-  tests/test_alphazero_inference.py
-  tests/test_denormals.py
+  tests/games/test_games.py
+  tests/search/test_full_game_solvers.py
+  tests/search/test_matrix_game.py
+  tests/search/test_mccfr.py
+  tests/cli/test_bad_input.py
+  tests/interop/test_policy_io.py
+  tests/search/test_search.py
+  tests/search/test_search_protocol.py
+  tests/search/test_off_path.py
+  tests/search/test_concurrency.py
+  tests/package/test_fuzz_bindings.py
+  tests/nets/test_mlp_bf16.py
+  tests/games/test_mnk.py
+  tests/alphazero/test_alphazero_inference.py
+  tests/nets/test_denormals.py
 )
 ASAN_DESELECT="cli or slow"
-TSAN_TESTS=(tests/test_concurrency.py tests/test_search.py tests/test_alphazero_inference.py)
+TSAN_TESTS=(tests/search/test_concurrency.py tests/search/test_search.py tests/alphazero/test_alphazero_inference.py)
 TSAN_DESELECT="slow or not (thread or gil or concurren or swap)"
 
 build() {  # build KIND SANITIZE -> prints the directory to put on PYTHONPATH

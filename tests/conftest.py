@@ -11,7 +11,7 @@ import pytest
 
 import rebel
 from rebel.games import make
-from rebel.solve import SolveResult, solve
+from rebel.search.solve import SolveResult, solve
 
 REPO_ROOT = Path(rebel.__file__).resolve().parent.parent
 

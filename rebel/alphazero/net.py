@@ -93,7 +93,7 @@ def save_net(net: PolicyValueNet, path: str) -> None:
     ints, readable with ``torch.load(weights_only=True)``)."""
     import io
 
-    from rebel.policy_io import atomic_write_bytes
+    from rebel.util.atomic_io import atomic_write_bytes
 
     state = {"format": "rebel-alphazero-net", "version": 1, "architecture": net.architecture(),
              "state_dict": {k: v.detach().cpu() for k, v in net.state_dict().items()}}

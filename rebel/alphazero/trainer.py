@@ -15,7 +15,7 @@ import torch
 from torch.nn import functional as F
 
 from rebel.alphazero.net import PolicyValueNet
-from rebel.train.trainer import resolve_device, to_cpu
+from rebel.nets.torch_device import resolve_device, to_cpu
 
 __all__ = ["TrainerSettings", "AlphaZeroTrainer", "losses"]
 

@@ -223,7 +223,7 @@ def save_policy_or_keep(flag: str, path: str, game: Any, policy: Any, tree: Any)
     """Writes a computed policy to ``path``. If that fails anyway (the folder vanished, the
     disk is full...), writes it to a temporary file instead and returns an error message
     naming where it is; returns None on success. A computed result is never lost."""
-    from rebel.policy_io import save_policy
+    from rebel.interop.policy_io import save_policy
 
     try:
         save_policy(path, game, policy, tree)
@@ -246,7 +246,7 @@ def print_json(obj: Any) -> None:
 def emit_report(report: Any, out_path: str | None) -> None:
     """Prints a benchmark or experiment report as indented JSON on stdout and, if
     `out_path` is given, also writes it there atomically (never a half-written file)."""
-    from rebel.policy_io import atomic_write_bytes
+    from rebel.util.atomic_io import atomic_write_bytes
 
     text = json.dumps(report, indent=2)
     print(text)

@@ -13,17 +13,16 @@ from rebel.cli.common import (EXIT_OUTPUT, INT32_MAX, MAX_THREADS, UsageError, a
                               check_output_file, check_range,
                               default_help, full_tree, int_arg, print_json, save_policy_or_keep)
 from rebel.config.eval import ConfigError, EvalConfig, load_eval_config
-from rebel.evaluate import LEAF_ERROR_KINDS, EvalSettings, evaluate, mode_b_table, public_view
-from rebel.evaluate import BACKENDS
-from rebel.precision import PRECISIONS, check_precision
-from rebel.pretrained import PREFIX
-from rebel.pretrained import get as get_pretrained
-from rebel.solve import OFF_PATH_HELP, OFF_PATH_MODES, SOLVER_HELP, SOLVERS
+from rebel.search.evaluate import mode_b_table, public_view
+from rebel.search.settings import BACKENDS, LEAF_ERROR_KINDS, ORACLE_VALUES
+from rebel.nets.precision import PRECISIONS, check_precision
+from rebel.nets.pretrained import PREFIX
+from rebel.nets.pretrained import get as get_pretrained
+from rebel.search.solve import OFF_PATH_HELP, OFF_PATH_MODES, SOLVER_HELP, SOLVERS
 
 log = logging.getLogger(__name__)
 
 DEFAULTS: Dict[str, Any] = asdict(EvalConfig())
-ORACLE_VALUES = ("root_mean", "best_response")
 UINT64_MAX = 2**64 - 1
 
 DESCRIPTION = """\
@@ -171,31 +170,20 @@ def _config(args: argparse.Namespace) -> EvalConfig:
     return cfg
 
 
-def _settings(cfg: EvalConfig) -> EvalSettings:
-    game = cfg.game.as_dict()
-    s = cfg.search
-    return EvalSettings(
-        game=game.pop("name"), game_params=game, net=s.net, solver=s.solver, depth=s.depth,
-        iterations=s.iterations, repeats=s.repeats, threads=s.threads, seed=s.seed,
-        oracle_iterations=s.oracle_iterations, oracle_solver=s.oracle_solver, oracle_values=s.oracle_values,
-        mode_a=s.mode_a, off_path=s.off_path, leaf_error=s.leaf_error, leaf_error_kind=s.leaf_error_kind,
-        leaf_error_seed=s.leaf_error_seed, precision=s.precision, backend=s.backend,
-        ray_address=cfg.ray.address, ray_workers=cfg.ray.workers, ray_num_cpus=cfg.ray.num_cpus,
-    )
-
-
 def run(args: argparse.Namespace) -> int:
     """Handler of ``rebel eval``."""
     cfg = _config(args)
-    settings = _settings(cfg)
-    full_tree(cfg.game.make())  # refuses games too large for memory, before any work
+    settings, ray_settings = cfg.search, cfg.ray
+    game = cfg.game.make()
+    full_tree(game)  # refuses games too large for memory, before any work
     policy_out = cfg.output.policy_out
-    from rebel.ray_cluster import RayUnavailable, connect, disconnect
+    from rebel.distributed.cluster import RayUnavailable, connect, disconnect
+    from rebel.distributed.evaluation import evaluate
 
     try:
         if settings.backend == "ray":  # before any work: Ray missing, unreachable or too small
-            connect(settings.ray_address, settings.ray_num_cpus, needed_cpus=settings.ray_workers * settings.threads)
-        result = evaluate(settings, progress=cfg.output.progress)
+            connect(ray_settings.address, ray_settings.num_cpus, needed_cpus=ray_settings.workers * settings.threads)
+        result = evaluate(game, settings, ray_settings, progress=cfg.output.progress)
     except (ValueError, RayUnavailable) as e:  # e.g. a weights file that does not fit the game
         raise UsageError(str(e)) from None
     finally:

@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from rebel import _core
     from rebel.alphazero.match import play_match
     from rebel.alphazero.players import make_player
-    from rebel.progress import Progress, progress_callback
+    from rebel.util.progress import Progress, progress_callback
 
     if args.game != "mnk":
         raise UsageError(f"--game {args.game}: matches are played on m,n,k games only (--game mnk)")

@@ -56,7 +56,7 @@ def register(subparsers: Any) -> None:
 
 def _game(args: argparse.Namespace) -> Any:
     from rebel.config.common import ConfigError, GameSection
-    from rebel.pretrained import PREFIX, get
+    from rebel.nets.pretrained import PREFIX, get
 
     section = GameSection(name=args.game or "liars_dice")
     args.net_label = args.net
@@ -110,7 +110,7 @@ class _Session:
 
     def ask(self, legal: list[int]) -> Optional[int]:
         """Your action, asked until legal; None at EOF."""
-        from rebel.play import display_action, parse_action
+        from rebel.play.cards import display_action, parse_action
 
         options = "  ".join(f"[{i}] {display_action(self.game, a)}" for i, a in enumerate(legal, 1))
         while True:
@@ -126,7 +126,7 @@ class _Session:
 
     def play_hand(self, number: int, human: int) -> bool:
         """Plays one hand; False if the input ended before it finished."""
-        from rebel.play import display_action
+        from rebel.play.cards import display_action
 
         t = self.table
         hands = t.new_hand()
@@ -159,7 +159,7 @@ class _Session:
         return True
 
     def run(self, hands: int, seat_rng: Any) -> None:
-        from rebel.play import Score
+        from rebel.play.cards import Score
 
         self.score = Score()
         number = 0
@@ -179,7 +179,7 @@ def _play_board(game: Any, args: argparse.Namespace, inp: TextIO, out: TextIO) -
     import numpy as np
 
     from rebel.alphazero.players import make_player
-    from rebel.board_play import BoardSession
+    from rebel.play.boards import BoardSession
 
     params = dict(game.params)
     m, n, k = params["m"], params["n"], params["k"]
@@ -201,7 +201,7 @@ def run(args: argparse.Namespace, inp: TextIO = sys.stdin, out: TextIO = sys.std
     """Handler of ``rebel play``."""
     import numpy as np
 
-    from rebel.play import Table
+    from rebel.play.cards import Table
 
     game = _game(args)
     if args.hands < 0:

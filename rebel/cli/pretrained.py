@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     """Handler of ``rebel pretrained``."""
     from dataclasses import asdict
 
-    from rebel.pretrained import available
+    from rebel.nets.pretrained import available
 
     nets = available()
     if args.json:

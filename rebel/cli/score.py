@@ -9,7 +9,7 @@ from typing import Any
 from rebel import _core
 from rebel.cli.common import POLICY_SUFFIXES, UsageError, add_subcommand, print_json
 from rebel.games import game_config
-from rebel.policy_io import load_policy
+from rebel.interop.policy_io import load_policy
 
 log = logging.getLogger(__name__)
 

@@ -60,8 +60,9 @@ def register(subparsers: Any) -> None:
 
 
 def configs_dir() -> Path:
-    """The repository's configs/ folder (rebel/cli/train.py -> the repository root)."""
-    return Path(__file__).resolve().parents[2] / "configs"
+    """The shipped configs: package data in rebel/configs/ (the checkout's configs/ links to it),
+    so ``rebel train NAME`` works from any folder, editable install or not."""
+    return Path(__file__).resolve().parents[1] / "configs"
 
 
 def _config_path(name: str) -> str:
@@ -80,7 +81,7 @@ def _config_path(name: str) -> str:
 def run(args: argparse.Namespace) -> int:
     """Handler of ``rebel train``."""
     from rebel.config.train import ConfigError, from_yaml_text, load_train_config, to_yaml
-    from rebel.ray_cluster import RayUnavailable, disconnect
+    from rebel.distributed.cluster import RayUnavailable, disconnect
     from rebel.train.checkpoint import CheckpointError
     from rebel.train.run import Training, TrainingInterrupted
     from rebel.train.rundir import RunDirectory, RunDirError
@@ -105,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         if run_dir is None:
             run_dir = RunDirectory.create(Path(config.run.dir) / config.run.name, text)
         else:
-            from rebel.policy_io import atomic_write_bytes
+            from rebel.util.atomic_io import atomic_write_bytes
 
             atomic_write_bytes(run_dir.file(RunDirectory.CONFIG), text.encode())
         if not args.json:
@@ -136,7 +137,7 @@ def _check_trainer_device(name: str) -> None:
     """UsageError where trainer.device names a GPU torch cannot see."""
     if name == "cpu":
         return
-    from rebel.train.trainer import resolve_device
+    from rebel.nets.torch_device import resolve_device
 
     try:
         resolve_device(name)
@@ -177,7 +178,7 @@ def _resumed(args: argparse.Namespace, allowed: tuple[str, ...], from_yaml_text:
 
 def _run_alphazero(args: argparse.Namespace) -> int:
     """``rebel train`` for an AlphaZero config (or --resume of an AlphaZero run)."""
-    from rebel.alphazero.run import AlphaZeroRun
+    from rebel.train.alphazero_run import AlphaZeroRun
     from rebel.config.alphazero import ConfigError, from_yaml_text, load_alphazero_config, to_yaml
     from rebel.train.checkpoint import CheckpointError
     from rebel.train.rundir import RunDirectory, RunDirError
@@ -186,7 +187,7 @@ def _run_alphazero(args: argparse.Namespace) -> int:
         if args.resume:
             run_dir, config = _resumed(args, ALPHAZERO_RESUME_OVERRIDABLE, from_yaml_text, ConfigError)
             _check_trainer_device(config.trainer.device)
-            from rebel.policy_io import atomic_write_bytes
+            from rebel.util.atomic_io import atomic_write_bytes
 
             atomic_write_bytes(run_dir.file(RunDirectory.CONFIG), to_yaml(config).encode())
         else:
@@ -227,7 +228,7 @@ def _run_alphazero(args: argparse.Namespace) -> int:
 def _connect_ray(config: Any) -> None:
     """Connects to Ray when the config asks for it (RayUnavailable otherwise)."""
     from rebel.config.train import ray_cpus_needed
-    from rebel.ray_cluster import connect
+    from rebel.distributed.cluster import connect
 
     needed = ray_cpus_needed(config)
     if needed:

@@ -22,7 +22,7 @@ from typing import Any, Optional
 
 from rebel.config import common as shared
 from rebel.config.common import ConfigError, GameSection, OutputSection
-from rebel.solve import DEFAULT_OFF_PATH, OFF_PATH_MODES
+from rebel.search.solve import DEFAULT_OFF_PATH, OFF_PATH_MODES
 
 __all__ = ["ConfigError", "DEFAULTS", "SolveConfig", "load_solve_config"]
 

@@ -15,8 +15,8 @@ from typing import Optional
 from rebel.config import common as shared
 from rebel.config.common import ConfigError, GameSection
 from rebel.games import Game
-from rebel.precision import DEFAULT_PRECISION, EVAL_PRECISION, PRECISIONS, check_precision
-from rebel.solve import OFF_PATH_MODES, SOLVERS
+from rebel.nets.precision import DEFAULT_PRECISION, EVAL_PRECISION, PRECISIONS, check_precision
+from rebel.search.solve import OFF_PATH_MODES, SOLVERS
 
 __all__ = ["ConfigError", "TrainConfig", "load_train_config", "valid_keys", "game_of", "to_yaml", "from_yaml_text",
            "ray_cpus_needed"]

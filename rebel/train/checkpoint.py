@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from rebel.policy_io import atomic_write_bytes
+from rebel.util.atomic_io import atomic_write_bytes
 
 __all__ = ["CheckpointError", "FORMAT", "save_checkpoint", "load_checkpoint"]
 

@@ -18,6 +18,8 @@ import numpy as np
 
 from rebel import _core
 from rebel.config.train import ConfigError, TrainConfig
+from rebel.distributed.evaluation import evaluate_sampled_ray
+from rebel.search.settings import EvalSettings
 
 log = logging.getLogger(__name__)
 
@@ -139,13 +141,8 @@ def search_exploitability_ray(game: _core.Game, config: TrainConfig, weights: Op
                               progress: Optional[Callable[[int], None]] = None) -> dict[str, Any]:
     """:func:`search_exploitability` with mode (b)'s samples split across Ray ``actors``
     (``weights``: the exported net's bytes; None for the zero net). Same numbers up to rounding."""
-    from rebel.evaluate import EvalSettings
-    from rebel.ray_eval import evaluate_sampled_ray
-
     s, e = config.search, config.evaluation
-    params = config.game.as_dict()
-    name = params.pop("name")
-    settings = EvalSettings(game=name, game_params=params, net="zero" if weights is None else "<weights>",
+    settings = EvalSettings(net="zero" if weights is None else "<weights>",
                             solver=s.solver, depth=s.depth, iterations=s.iterations, repeats=e.repeats,
                             threads=e.threads, seed=e.seed, off_path=s.off_path, precision=e.precision,
                             mode_a=False, full_game=False)

@@ -26,20 +26,21 @@ import torch
 
 from rebel import _core
 from rebel.config.train import TrainConfig, game_of, selfplay_iterations
-from rebel.model import ValueMLP, export_weights, to_native, weights_to_bytes
-from rebel.precision import native_kernel
-from rebel.progress import Progress, progress_callback
-from rebel.solve import solve
+from rebel.nets.value_mlp import ValueMLP, export_weights, to_native, weights_to_bytes
+from rebel.nets.precision import native_kernel
+from rebel.util.progress import Progress, progress_callback
+from rebel.search.solve import solve
 from rebel.train.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from rebel.train.evaluation import (HeldOutSet, check_evaluable, evaluation_steps, search_exploitability,
                                    search_exploitability_ray)
 from rebel.train.replay import ReplayBuffer
 from rebel.train.rundir import RunDirectory
-from rebel.train.selfplay import GenerationPool, SelfPlayLoop
-from rebel.train.trainer import Trainer, flush_denormals
+from rebel.search.selfplay import GenerationPool, SelfPlayLoop
+from rebel.nets.torch_device import flush_denormals
+from rebel.train.trainer import Trainer
 
 if TYPE_CHECKING:  # pragma: no cover
-    from rebel.train.ray_pool import RayGenerationPool
+    from rebel.distributed.pool import RayGenerationPool
 
 log = logging.getLogger("rebel.train")
 
@@ -125,7 +126,7 @@ class Training:
         cfg, s = self.config, self.config.search
         iterations = selfplay_iterations(cfg)
         if cfg.selfplay.backend == "ray":
-            from rebel.train.ray_pool import RayGenerationPool
+            from rebel.distributed.pool import RayGenerationPool
 
             loops = cfg.ray.workers * cfg.selfplay.threads
             states = [SelfPlayLoop.initial_state(self.game, _seed_sequence(seed, i)) for i in range(loops)]
@@ -288,7 +289,7 @@ class Training:
         if actors:
             return actors
         if not self._eval_actors:
-            from rebel.ray_eval import start_workers
+            from rebel.distributed.evaluation import start_workers
 
             cfg = self.config
             params = cfg.game.as_dict()
@@ -298,7 +299,7 @@ class Training:
         return self._eval_actors
 
     def _connect_ray(self) -> None:
-        from rebel.ray_cluster import connect
+        from rebel.distributed.cluster import connect
         from rebel.config.train import ray_cpus_needed
 
         cfg = self.config

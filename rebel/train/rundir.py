@@ -21,7 +21,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from rebel.policy_io import atomic_write_bytes, remove_stale_temp_files
+from rebel.util.atomic_io import atomic_write_bytes, remove_stale_temp_files
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,6 @@ step to step under Adam; their average is a steadier value function.
 from __future__ import annotations
 
 import copy
-import logging
 from typing import Any, Callable
 
 import numpy as np
@@ -21,38 +20,15 @@ import torch
 import torch.nn.functional as F
 
 from rebel.config.train import TrainerSection
-from rebel.model import ValueMLP
+from rebel.nets.torch_device import resolve_device, to_cpu
+from rebel.nets.value_mlp import ValueMLP
 
-__all__ = ["value_loss", "Trainer", "flush_denormals"]
-
-
-def flush_denormals() -> None:
-    """Makes torch treat denormal floats as zero in this process (flush-to-zero and
-    denormals-are-zero on the calling thread, inherited by threads started after it).
-
-    Weight decay drives unused weights towards zero until some become denormal, and each
-    operation on one costs x86 cores a microcode assist: the 6x6 AlphaZero run's training
-    steps went from 17 to 67 seconds per epoch over epochs 55-66 (0.3% of its weights
-    denormal), and back to the fresh net's speed with denormals flushed. Values below 2^-126
-    carry nothing a float32 net can use. Called by the training runs before torch starts its
-    threads; the native kernels flush denormals themselves (csrc/nets/denormals.h)."""
-    if not torch.set_flush_denormal(True):  # False where the CPU cannot (no SSE3)
-        logging.getLogger("rebel.train").warning("this CPU cannot flush denormals; training may slow down")
+__all__ = ["value_loss", "Trainer"]
 
 
 def value_loss(prediction: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     """Mean over hands and rows of x^2 (|x| <= 1) or 2|x| - 1 (|x| > 1), x = prediction - target."""
     return 2.0 * F.smooth_l1_loss(prediction, target, beta=1.0)
-
-
-def resolve_device(name: str) -> torch.device:
-    """``cpu`` or a CUDA device; asking for CUDA where there is none is an error."""
-    if name.startswith("cuda") and not torch.cuda.is_available():
-        raise ValueError(f"trainer.device={name} but torch sees no CUDA device; use trainer.device=cpu")
-    device = torch.device(name)
-    if device.type == "cuda" and device.index is not None and device.index >= torch.cuda.device_count():
-        raise ValueError(f"trainer.device={name} but torch sees {torch.cuda.device_count()} CUDA device(s)")
-    return device
 
 
 class Trainer:
@@ -136,14 +112,3 @@ class Trainer:
 
 def _state_dict_copy(model: torch.nn.Module) -> dict[str, torch.Tensor]:
     return {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
-
-
-def to_cpu(obj: Any) -> Any:
-    """``obj`` with every tensor in it (nested dicts and lists) moved to the CPU."""
-    if isinstance(obj, torch.Tensor):
-        return obj.detach().cpu()
-    if isinstance(obj, dict):
-        return {k: to_cpu(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [to_cpu(v) for v in obj]
-    return obj

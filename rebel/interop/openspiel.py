@@ -1,0 +1,252 @@
+"""OpenSpiel interoperability (optional extra: ``pip install .[openspiel]``).
+
+Converts a rebel full-game policy (the ``(tree.size, num_hands)`` array of
+:mod:`rebel.interop.policy_io`) to an OpenSpiel ``TabularPolicy`` of the same game and back, so a
+rebel policy can be evaluated with OpenSpiel's exploitability or played against OpenSpiel's
+bots, and an OpenSpiel policy (e.g. the average policy of OpenSpiel's CFR) can be scored
+by rebel or searched from.
+
+Games (the rules are the same; the action ids too):
+
+* ``kuhn`` <-> ``kuhn_poker``: cards J, Q, K are hands 0, 1, 2 and OpenSpiel's chance
+  outcomes 0, 1, 2; actions 0 = pass, 1 = bet.
+* ``liars_dice(num_dice=D, num_faces=F)`` <-> ``liars_dice(numdice=D,dice_sides=F)``:
+  bid (quantity q, face f) is action (q-1)*F + f in both (OpenSpiel writes face f as
+  f+1), "liar" is 2DF, and the highest face is wild in both. A rebel hand lists a
+  player's dice in roll order; OpenSpiel sorts them, so with D >= 2 several rebel hands
+  share one OpenSpiel information state. :func:`to_openspiel` then plays their
+  reach-weighted mixture there (the same behaviour, so the same exploitability) and
+  :func:`from_openspiel` gives each of them the state's policy.
+
+>>> import rebel, rebel.interop.openspiel as ros                       # doctest: +SKIP
+>>> game = rebel.make_game("kuhn", {})                          # doctest: +SKIP
+>>> result = rebel.solve(game, "lcfr", 1024, progress=False)    # doctest: +SKIP
+>>> os_game, os_policy = ros.to_openspiel(game, result.policy)  # doctest: +SKIP
+>>> from open_spiel.python.algorithms import exploitability     # doctest: +SKIP
+>>> exploitability.exploitability(os_game, os_policy)           # = result.exploitability
+"""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any, Optional
+
+import numpy as np
+
+from rebel import _core
+from rebel.games import Game
+from rebel.interop.policy_io import check_policy
+
+__all__ = ["available", "from_openspiel", "openspiel_game", "openspiel_game_string", "to_openspiel", "RebelBot",
+           "make_rebel_bot"]
+
+
+def available() -> bool:
+    """Whether OpenSpiel (the ``open_spiel`` package) can be imported."""
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _pyspiel() -> Any:
+    try:
+        import pyspiel
+    except ImportError:
+        raise ImportError("OpenSpiel is not installed: pip install .[openspiel] "
+                          "(or bash scripts/install.sh --openspiel)") from None
+    return pyspiel
+
+
+def openspiel_game_string(game: Game) -> str:
+    """The OpenSpiel name of ``game`` with its parameters, e.g. ``liars_dice(numdice=1,dice_sides=4)``."""
+    if game.name == "kuhn":
+        return "kuhn_poker"
+    if game.name == "liars_dice":
+        p = dict(game.params)
+        return f"liars_dice(numdice={p['num_dice']},dice_sides={p['num_faces']})"
+    raise ValueError(f"no OpenSpiel counterpart for {game.description()} (supported: kuhn, liars_dice)")
+
+
+def openspiel_game(game: Game) -> Any:
+    """The OpenSpiel game with the same rules as ``game``."""
+    return _pyspiel().load_game(openspiel_game_string(game))
+
+
+class _Layout:
+    """How the two games' histories and hands correspond."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        if game.name == "kuhn":
+            self.dice = 1
+            self.faces = 3
+        else:
+            p = dict(game.params)
+            self.dice, self.faces = p["num_dice"], p["num_faces"]
+        self.chance_actions = 2 * self.dice  # OpenSpiel's chance moves before the first bid
+
+    def hand_dice(self, hand: int) -> list[int]:
+        """A rebel hand as OpenSpiel chance outcomes (Kuhn: the card; dice in roll order)."""
+        return [(hand // self.faces**i) % self.faces for i in range(self.dice)]
+
+    def hands_of(self, outcomes: Sequence[int]) -> list[int]:
+        """The rebel hands a player's chance outcomes (in any order) stand for."""
+        if self.game.name == "kuhn":
+            return [int(outcomes[0])]
+        wanted = sorted(outcomes)
+        return [sum(d * self.faces**i for i, d in enumerate(order))
+                for order in sorted(set(itertools.permutations(wanted)))]
+
+    def state(self, os_game: Any, player: int, hand: int, bids: Sequence[int]) -> Any:
+        """An OpenSpiel state where ``player`` holds ``hand`` and ``bids`` were played."""
+        mine = self.hand_dice(hand)
+        other = [(mine[0] + 1) % 3] if self.game.name == "kuhn" else [0] * self.dice
+        state = os_game.new_initial_state()
+        for outcome in (mine + other if player == 0 else other + mine):
+            state.apply_action(outcome)
+        for action in bids:
+            state.apply_action(int(action))
+        return state
+
+
+def _node_index(tree: _core.PublicTree) -> dict[tuple[int, ...], int]:
+    return {tuple(tree.history(int(n))): int(n) for n in tree.decision_nodes}
+
+
+def _own_reach(game: Game, tree: _core.PublicTree, policy: np.ndarray) -> np.ndarray:
+    """reach[q, n, h]: the probability that player q, holding h, plays the actions to node n."""
+    parent, player = tree.parent.tolist(), tree.player.tolist()
+    reach = np.ones((2, len(tree), game.num_hands))
+    for n in range(1, len(tree)):
+        p = parent[n]
+        reach[:, n] = reach[:, p]
+        reach[player[p], n] *= policy[n]
+    return reach
+
+
+def to_openspiel(game: Game, policy: np.ndarray, tree: Optional[_core.PublicTree] = None) -> tuple[Any, Any]:
+    """A rebel full-game policy as ``(openspiel_game, TabularPolicy)``.
+
+    Raises ImportError without OpenSpiel and ValueError for an invalid policy or a game
+    without an OpenSpiel counterpart.
+    """
+    from open_spiel.python import policy as os_policy
+
+    tree = tree if tree is not None else _core.build_tree(game)
+    check_policy(game, tree, policy)
+    os_game = openspiel_game(game)
+    layout = _Layout(game)
+    nodes = _node_index(tree)
+    reach = _own_reach(game, tree, policy)
+    first, count, action = tree.first_child, tree.num_children, tree.action
+    table = os_policy.TabularPolicy(os_game)
+    table.action_probability_array[:] = 0.0
+    for row, state in enumerate(table.states):
+        player = state.current_player()
+        history = state.history()
+        outcomes = history[player * layout.dice:(player + 1) * layout.dice]
+        node = nodes[tuple(history[layout.chance_actions:])]
+        hands = layout.hands_of(outcomes)
+        kids = slice(first[node], first[node] + count[node])
+        weights = reach[player, node, hands]
+        if weights.sum() <= 0.0:  # unreached with every such hand: the plain mean
+            weights = np.ones(len(hands))
+        mixed = policy[kids][:, hands] @ (weights / weights.sum())
+        table.action_probability_array[row, action[kids]] = mixed
+    return os_game, table
+
+
+def from_openspiel(game: Game, os_policy: Any, tree: Optional[_core.PublicTree] = None) -> np.ndarray:
+    """An OpenSpiel policy of the same game (anything with ``action_probabilities(state)``,
+    e.g. a ``TabularPolicy`` or OpenSpiel CFR's average policy) as a rebel policy array."""
+    tree = tree if tree is not None else _core.build_tree(game)
+    os_game = openspiel_game(game)
+    layout = _Layout(game)
+    first, count, action = tree.first_child, tree.num_children, tree.action
+    policy = np.zeros((len(tree), game.num_hands))
+    for node in tree.decision_nodes.tolist():
+        bids = tree.history(node)
+        player = int(tree.player[node])
+        kids = range(first[node], first[node] + count[node])
+        for hand in range(game.num_hands):
+            probs = os_policy.action_probabilities(layout.state(os_game, player, hand, bids))
+            for c in kids:
+                policy[c, hand] = probs.get(int(action[c]), 0.0)
+    return check_policy(game, tree, policy)
+
+
+def make_rebel_bot(game: Game, net: Any, player_id: int, solver: str = "lcfr", depth: int = 2,
+                   iterations: int = 1024, seed: int = 0) -> Any:
+    """A :class:`RebelBot` (an OpenSpiel ``pyspiel.Bot``) playing ``player_id`` in
+    :func:`openspiel_game` ``(game)`` with rebel's test-time search and value net ``net``."""
+    return _rebel_bot_class()(game, net, player_id, solver, depth, iterations, seed)
+
+
+def _rebel_bot_class() -> Any:
+    pyspiel = _pyspiel()
+
+    class RebelBotImpl(pyspiel.Bot):
+        """Plays inside OpenSpiel's own game loop (``evaluate_bots`` and the like) with rebel's
+        test-time search: per episode one sampled mode-(b) policy (each subgame stopped at a
+        random CFR-D iteration, beliefs carried by that policy), read at the public state the
+        OpenSpiel state's bids reach, for the bot's own hand (its dice in roll order)."""
+
+        def __init__(self, game: Game, net: Any, player_id: int, solver: str, depth: int, iterations: int,
+                     seed: int) -> None:
+            pyspiel.Bot.__init__(self)
+            from rebel.play.cards import Table
+
+            if player_id not in (0, 1):
+                raise ValueError(f"player_id must be 0 or 1, got {player_id}")
+            self.player_id = player_id
+            self._table = Table(game, net, solver=solver, depth=depth, iterations=iterations, seed=seed)
+            self._layout = _Layout(game)
+            self._episode: Optional[tuple[int, ...]] = None  # the chance outcomes of the episode in play
+            self._policy: Optional[np.ndarray] = None
+
+        def restart_at(self, state: Any) -> None:
+            self._episode, self._policy = None, None
+
+        def restart(self) -> None:
+            self._episode, self._policy = None, None
+
+        def inform_action(self, state: Any, player_id: int, action: int) -> None:
+            pass
+
+        def provides_policy(self) -> bool:
+            return True
+
+        def _policy_at(self, state: Any) -> dict[int, float]:
+            layout, table = self._layout, self._table
+            history = [int(a) for a in state.history()]
+            chance, bids = tuple(history[:layout.chance_actions]), history[layout.chance_actions:]
+            # A new episode: after restart_at (OpenSpiel's loops call it), or other dice.
+            if self._policy is None or chance != self._episode:
+                self._policy = table.search.sampled_policy(int(table.rng.integers(0, 2**63)))
+                self._episode = chance
+            own = chance[self.player_id * layout.dice:(self.player_id + 1) * layout.dice]
+            hand = sum(d * layout.faces**i for i, d in enumerate(own))  # roll order, as rebel's hands
+            node = int(table.tree.find(bids))
+            first, count = int(table.tree.first_child[node]), int(table.tree.num_children[node])
+            probs = {int(table.tree.action[c]): float(self._policy[c, hand]) for c in range(first, first + count)}
+            total = sum(probs.values())
+            return {a: p / total for a, p in probs.items()} if total > 0 else {a: 1 / len(probs) for a in probs}
+
+        def step_with_policy(self, state: Any) -> tuple[list[tuple[int, float]], int]:
+            probs = self._policy_at(state)
+            actions = list(probs)
+            action = actions[int(self._table.rng.choice(len(actions), p=np.array([probs[a] for a in actions])))]
+            return list(probs.items()), action
+
+        def step(self, state: Any) -> int:
+            return self.step_with_policy(state)[1]
+
+    return RebelBotImpl
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RebelBot":  # the class needs pyspiel, so it is made on first use
+        return _rebel_bot_class()
+    raise AttributeError(name)

@@ -1,0 +1,151 @@
+"""The ReBeL value network: an MLP from a public-belief-state query row to values per hand.
+
+Input rows follow the layout of ``csrc/core/value_net.h`` (length ``game.query_size``
+= 2 + feature_size + 2 * num_hands): acting player, queried player, public features,
+normalised beliefs of player 0, normalised beliefs of player 1. The output holds one
+value per hand of the queried player (``game.num_hands``).
+
+The same network runs natively (C++, no torch) inside the solvers: :func:`to_native` hands
+it over, and :func:`weights_to_bytes` / :func:`weights_from_bytes` / :func:`export_weights` /
+:func:`load_weights` convert it to and from the weights file format of :mod:`rebel.nets.weights_io`.
+"""
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, List, Tuple, Union
+
+import numpy as np
+import torch
+from torch import nn
+
+from rebel.util.atomic_io import atomic_write_bytes
+from rebel.nets.weights_io import payload_from_bytes, weights_from_arrays
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rebel._core import Game, MlpValueNet
+
+
+def query_size(game: "Game") -> int:
+    """Length of one value-net input row for ``game`` (2 + features + 2 * num_hands)."""
+    return int(game.query_size)
+
+
+class ValueMLP(nn.Module):
+    """``layers`` blocks of Linear -> LayerNorm -> GELU (exact erf), then a Linear head.
+
+    Args:
+        input_size: length of a query row (``game.query_size``).
+        output_size: values per row (``game.num_hands``).
+        hidden: width of every hidden block.
+        layers: number of hidden blocks (0 gives a plain linear model).
+        layer_norm_eps: epsilon of every LayerNorm (torch's default 1e-5).
+    """
+
+    def __init__(
+        self,
+        input_size: int,
+        output_size: int,
+        hidden: int = 256,
+        layers: int = 2,
+        layer_norm_eps: float = 1e-5,
+    ) -> None:
+        super().__init__()
+        for name, value, low in (("input_size", input_size, 1), ("output_size", output_size, 1),
+                                 ("hidden", hidden, 1), ("layers", layers, 0)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < low:
+                raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+        if not layer_norm_eps > 0:
+            raise ValueError(f"layer_norm_eps must be > 0, got {layer_norm_eps!r}")
+        self.input_size = input_size
+        self.output_size = output_size
+        self.hidden = hidden
+        self.layers = layers
+        self.layer_norm_eps = float(layer_norm_eps)
+
+        blocks: List[nn.Module] = []
+        width = input_size
+        for _ in range(layers):
+            blocks += [nn.Linear(width, hidden), nn.LayerNorm(hidden, eps=layer_norm_eps), nn.GELU()]
+            width = hidden
+        self.body = nn.Sequential(*blocks)
+        self.head = nn.Linear(width, output_size)
+
+    @classmethod
+    def for_game(cls, game: "Game", hidden: int = 256, layers: int = 2) -> "ValueMLP":
+        """A network sized for ``game``'s query rows and hands."""
+        return cls(query_size(game), int(game.num_hands), hidden=hidden, layers=layers)
+
+    def blocks(self) -> List[Tuple[nn.Linear, nn.LayerNorm]]:
+        """The (Linear, LayerNorm) pair of every hidden block, input side first."""
+        modules = list(self.body)
+        return [(modules[i], modules[i + 1]) for i in range(0, len(modules), 3)]  # type: ignore[misc]
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """``x``: [batch, input_size] -> [batch, output_size]."""
+        return self.head(self.body(x))
+
+
+def to_native(model: ValueMLP, game: "Game", isa: str = "auto", precision: str = "fp32") -> "MlpValueNet":
+    """A C++ :class:`rebel._core.MlpValueNet` with ``model``'s current weights (no temp file).
+
+    ``precision``: one of :data:`rebel.nets.precision.PRECISIONS`; ``isa``: "auto" or a kernel of that precision.
+    Raises ValueError if the model does not fit ``game`` (input size ``game.query_size``,
+    output size ``game.num_hands``) or the precision cannot run on this CPU.
+    """
+    from rebel._core import MlpValueNet
+
+    return MlpValueNet(game, weights_to_bytes(model), isa=isa, precision=precision)
+
+
+def update_native(net: "MlpValueNet", model: ValueMLP) -> None:
+    """Atomically replaces ``net``'s weights with ``model``'s (safe while solvers run)."""
+    net.set_weights_bytes(weights_to_bytes(model))
+
+
+# ------------------------------------------------------------------ weights file conversion
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def _parameters_in_order(model: ValueMLP) -> List[torch.Tensor]:
+    """Parameters in file order: per block W, b, LayerNorm weight, bias; then head W, b."""
+    tensors: List[torch.Tensor] = []
+    for linear, norm in model.blocks():
+        tensors += [linear.weight, linear.bias, norm.weight, norm.bias]
+    return tensors + [model.head.weight, model.head.bias]
+
+
+def weights_to_bytes(model: ValueMLP) -> bytes:
+    """Serialises ``model`` (any device or dtype; stored as float32)."""
+    if not isinstance(model, ValueMLP):
+        raise TypeError(f"model must be a rebel.nets.value_mlp.ValueMLP, got {type(model).__name__}")
+    with torch.no_grad():
+        arrays = [t.detach().to("cpu", torch.float32).contiguous().reshape(-1).numpy()
+                  for t in _parameters_in_order(model)]
+    return weights_from_arrays(model.input_size, model.output_size, model.hidden, model.layers, arrays,
+                               model.layer_norm_eps)
+
+
+def weights_from_bytes(data: bytes) -> ValueMLP:
+    """Rebuilds a :class:`ValueMLP` (float32, CPU) from serialised weights (ValueError if malformed)."""
+    header, payload = payload_from_bytes(data)
+    model = ValueMLP(header.input_size, header.output_size, hidden=max(header.hidden_size, 1),
+                     layers=header.num_layers, layer_norm_eps=header.layer_norm_eps)
+    offset = 0
+    with torch.no_grad():
+        for tensor in _parameters_in_order(model):
+            n = tensor.numel()
+            tensor.copy_(torch.from_numpy(np.ascontiguousarray(payload[offset: offset + n])).reshape(tensor.shape))
+            offset += n
+    return model
+
+
+def export_weights(model: ValueMLP, path: PathLike) -> None:
+    """Writes ``model``'s weights to ``path`` atomically (the old file or the new, never a partial one)."""
+    atomic_write_bytes(path, weights_to_bytes(model))
+
+
+def load_weights(path: PathLike) -> ValueMLP:
+    """Reads a weights file back into a :class:`ValueMLP` (ValueError if malformed)."""
+    with open(path, "rb") as f:
+        return weights_from_bytes(f.read())

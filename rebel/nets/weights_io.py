@@ -1,0 +1,152 @@
+"""The native binary format of value-net weights (torch-free).
+
+The format (``docs/weights_format.md``) is a 48-byte little-endian header, the parameters
+as float32 little-endian in a fixed order, and a CRC-32 of everything before it. It holds
+no code (unlike pickle) and is what the C++ :class:`rebel._core.MlpValueNet` loads.
+Malformed data raises ValueError here exactly as it does in C++.
+
+This module knows the format only and never imports torch (the sanitizer test runs, which
+do not load torch, write weights with :func:`weights_from_arrays`); converting a torch
+:class:`rebel.nets.value_mlp.ValueMLP` to and from it lives in :mod:`rebel.nets.value_mlp`.
+"""
+from __future__ import annotations
+
+import struct
+import zlib
+from dataclasses import dataclass
+from typing import List, Sequence
+
+import numpy as np
+
+MAGIC = b"REBELMLP"
+VERSION = 1
+_HEADER = struct.Struct("<8sIIIIIIfIQ")  # magic, version, header size, in, out, hidden, layers, eps, flags, count
+HEADER_SIZE = _HEADER.size  # 48
+_TRAILER = struct.Struct("<I")  # CRC-32 (zlib.crc32) of header + payload
+_MAX_DIM = 1 << 24
+_MAX_LAYERS = 64
+
+
+@dataclass(frozen=True)
+class WeightsHeader:
+    """The decoded header of a weights file."""
+
+    input_size: int
+    output_size: int
+    hidden_size: int
+    num_layers: int
+    layer_norm_eps: float
+    payload_floats: int
+
+    def expected_payload_floats(self) -> int:
+        """Number of float32 parameters the dimensions imply."""
+        total, fan_in = 0, self.input_size
+        for _ in range(self.num_layers):
+            total += fan_in * self.hidden_size + 3 * self.hidden_size
+            fan_in = self.hidden_size
+        return total + fan_in * self.output_size + self.output_size
+
+    def file_size(self) -> int:
+        """Exact size in bytes of a file with this header."""
+        return HEADER_SIZE + 4 * self.expected_payload_floats() + _TRAILER.size
+
+
+def weights_from_arrays(input_size: int, output_size: int, hidden: int, layers: int,
+                        parameters: Sequence[np.ndarray], layer_norm_eps: float = 1e-5) -> bytes:
+    """Serialises parameters given as arrays, in file order (no torch needed).
+
+    ``parameters``: per hidden block the Linear weight [hidden, fan_in] and bias [hidden],
+    the LayerNorm weight and bias [hidden]; then the head weight [output_size, fan_in] and
+    bias [output_size] (fan_in is input_size for the first block, hidden after). Raises
+    ValueError on a wrong count, a wrong size or a non-finite value.
+    """
+    expected = _parameter_sizes(input_size, output_size, hidden, layers)
+    if len(parameters) != len(expected):
+        raise ValueError(f"expected {len(expected)} parameter arrays for {layers} hidden layers, got {len(parameters)}")
+    arrays = [np.asarray(a, dtype=np.float32).reshape(-1) for a in parameters]
+    for i, (a, n) in enumerate(zip(arrays, expected)):
+        if a.size != n:
+            raise ValueError(f"parameter array {i} has {a.size} values, expected {n}")
+    payload = np.concatenate(arrays).astype("<f4", copy=False)
+    if not np.all(np.isfinite(payload)):
+        raise ValueError("model has non-finite parameters (NaN or inf); refusing to export")
+    body = _HEADER.pack(MAGIC, VERSION, HEADER_SIZE, input_size, output_size, hidden, layers,
+                        layer_norm_eps, 0, payload.size) + payload.tobytes()
+    return body + _TRAILER.pack(zlib.crc32(body))
+
+
+def read_header(data: bytes) -> WeightsHeader:
+    """Decodes and validates the header and overall size of ``data`` (ValueError if bad)."""
+    if len(data) < len(MAGIC) or data[: len(MAGIC)] != MAGIC:
+        raise ValueError(f"not an MLP weights file: bad magic (expected {MAGIC!r} in the first 8 bytes)")
+    if len(data) < HEADER_SIZE:
+        raise ValueError(f"MLP weights file truncated: {len(data)} bytes, the header alone is {HEADER_SIZE}")
+    _, version, header_size, n_in, n_out, hidden, layers, eps, flags, count = _HEADER.unpack_from(data)
+    if version != VERSION:
+        raise ValueError(f"unsupported MLP weights format version {version} (this reads version {VERSION})")
+    if header_size != HEADER_SIZE or flags != 0:
+        raise ValueError(f"MLP weights: unsupported header (size {header_size}, flags {flags})")
+    if not (1 <= n_in <= _MAX_DIM and 1 <= n_out <= _MAX_DIM and hidden <= _MAX_DIM and layers <= _MAX_LAYERS
+            and (layers == 0 or hidden >= 1)):
+        raise ValueError(f"MLP weights: invalid dimensions (input {n_in}, output {n_out}, hidden {hidden}, "
+                         f"layers {layers})")
+    if not (np.isfinite(eps) and eps > 0):
+        raise ValueError(f"MLP weights: layer norm eps must be finite and > 0, got {eps}")
+    header = WeightsHeader(n_in, n_out, hidden, layers, float(eps), count)
+    if count != header.expected_payload_floats():
+        raise ValueError(f"MLP weights: header says {count} payload floats but its dimensions need "
+                         f"{header.expected_payload_floats()}")
+    if len(data) < header.file_size():
+        raise ValueError(f"MLP weights file truncated: {len(data)} bytes, expected {header.file_size()}")
+    if len(data) > header.file_size():
+        raise ValueError(f"MLP weights file has {len(data) - header.file_size()} unexpected trailing bytes")
+    return header
+
+
+def payload_from_bytes(data: bytes) -> tuple[WeightsHeader, np.ndarray]:
+    """Validates serialised weights (header, CRC-32, finite values) and returns the header and
+    the parameters as one float32 array in file order (ValueError if anything is wrong)."""
+    data = bytes(data)
+    header = read_header(data)
+    body_size = len(data) - _TRAILER.size
+    (stored_crc,) = _TRAILER.unpack_from(data, body_size)
+    if zlib.crc32(data[:body_size]) != stored_crc:
+        raise ValueError("MLP weights file corrupted: CRC-32 checksum mismatch")
+    payload = np.frombuffer(data, dtype="<f4", count=header.payload_floats, offset=HEADER_SIZE)
+    if not np.all(np.isfinite(payload)):
+        raise ValueError("MLP weights: payload contains non-finite values")
+    return header, payload.astype(np.float32)
+
+
+def average_weights(files: Sequence[bytes]) -> bytes:
+    """The uniform average of several nets of one architecture, parameter by parameter (a
+    Polyak average of snapshots: the nets must share input, output, hidden and layer sizes
+    and the LayerNorm eps). Each file is validated as :func:`payload_from_bytes` does; the
+    mean is taken in float64 and stored as float32. ValueError on no input or a mismatch."""
+    if len(files) == 0:
+        raise ValueError("average_weights: no weights to average")
+    first, total = payload_from_bytes(files[0])
+    total = total.astype(np.float64)
+    for i, data in enumerate(files[1:], start=1):
+        header, payload = payload_from_bytes(data)
+        if header != first:
+            raise ValueError(f"average_weights: net {i} has another architecture ({header}) than net 0 ({first})")
+        total += payload
+    return weights_from_arrays(first.input_size, first.output_size, first.hidden_size, first.num_layers,
+                               _split(total / len(files), first), first.layer_norm_eps)
+
+
+def _split(payload: np.ndarray, header: WeightsHeader) -> List[np.ndarray]:
+    """A flat payload cut into the per-parameter arrays of :func:`weights_from_arrays`."""
+    sizes = _parameter_sizes(header.input_size, header.output_size, header.hidden_size, header.num_layers)
+    return np.split(payload, np.cumsum(sizes)[:-1])
+
+
+def _parameter_sizes(input_size: int, output_size: int, hidden: int, layers: int) -> List[int]:
+    """The number of values of each parameter array, in file order."""
+    sizes: List[int] = []
+    fan_in = input_size
+    for _ in range(layers):
+        sizes += [hidden * fan_in, hidden, hidden, hidden]
+        fan_in = hidden
+    return sizes + [output_size * fan_in, output_size]

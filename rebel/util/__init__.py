@@ -1,0 +1,1 @@
+"""Helpers every layer may use: progress bars, atomic file writes, the machine's description."""

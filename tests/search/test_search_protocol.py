@@ -1,0 +1,85 @@
+"""The mode-(b) protocol checked from the outside, independently of the C++ recursion.
+
+1. Every subgame of a sampled full-game policy plays one iterate of a CFR-D run started
+   from the beliefs that the policy itself induces at the subgame's root.
+2. `evaluate_sampled` is the exploitability of the reach-weighted mixture of the sampled
+   policies (sample k uses seed mix_seed(seed, k)), recomputed here in NumPy.
+"""
+import numpy as np
+import pytest
+
+import rebel
+from rebel import _core as core
+
+from helpers import reference_cfr
+
+GAME = rebel.make_game("liars_dice", {"num_dice": 1, "num_faces": 4})
+ITERATIONS, DEPTH = 32, 2
+U64 = (1 << 64) - 1
+
+
+@pytest.fixture(scope="module")
+def search() -> core.TestTimeSearch:
+    return core.TestTimeSearch(GAME, core.OracleNet(GAME, "lcfr", 32), "lcfr", DEPTH, ITERATIONS)
+
+
+def mix_seed(seed: int, index: int) -> int:
+    """The sample-seed mixer of csrc/search/test_time_search.cc (splitmix64 finaliser)."""
+    z = (seed + 0x9E3779B97F4A7C15 * (index + 1)) & U64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & U64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & U64
+    return z ^ (z >> 31)
+
+
+def own_reaches(tree: core.PublicTree, policy: np.ndarray) -> np.ndarray:
+    """reach[p, node, hand]: prior times player p's own action probabilities on the path."""
+    return np.stack([reference_cfr.reach(tree, policy, p, np.asarray(GAME.hand_prior)) for p in (0, 1)])
+
+
+def test_each_subgame_plays_a_cfr_d_iterate_from_the_beliefs_it_induces(search):
+    full = search.full_tree
+    policy = np.asarray(search.sampled_policy(7))
+    reach = own_reaches(full, policy)
+    depth = np.asarray(full.depth)
+    roots = [n for n in full.decision_nodes if depth[n] % DEPTH == 0]
+    assert len(roots) == search.num_search_roots
+    net = core.OracleNet(GAME, "lcfr", 32)
+    for root in roots:
+        beliefs = [r / r.sum() if r.sum() > 0 else np.full(GAME.num_hands, 1 / GAME.num_hands) for r in reach[:, root]]
+        sub = core.build_tree(GAME, full.history(root), DEPTH)
+        to_full = {0: root}
+        for s in sub.decision_nodes:
+            for k in range(sub.num_children[s]):
+                to_full[int(sub.first_child[s]) + k] = int(full.first_child[to_full[s]]) + k
+        inner = [s for s in to_full if s != 0]
+        played = policy[[to_full[s] for s in inner]]
+        solver = core.SubgameSolver(GAME, sub, beliefs[0], beliefs[1], "lcfr", net)
+        errors = []
+        for i in range(ITERATIONS):
+            if i % 2 == 0:  # the protocol stops at even iterations only
+                errors.append(np.abs(np.asarray(solver.current_policy())[inner] - played).max())
+            solver.step()
+        assert min(errors) < 1e-9, f"subgame at {full.history(root)} plays no CFR-D iterate"
+
+
+def test_sampled_evaluation_is_the_reach_weighted_mixture(search):
+    full = search.full_tree
+    parent, player = np.asarray(full.parent), np.asarray(full.player)
+    report = search.evaluate_sampled(8, threads=2, seed=5)
+    weighted = np.zeros((full.size, GAME.num_hands))
+    weight = np.zeros_like(weighted)
+    expected = []
+    for k in range(8):
+        policy = np.asarray(search.sampled_policy(mix_seed(5, k)))
+        reach = own_reaches(full, policy)
+        for n in range(1, full.size):
+            w = reach[player[parent[n]], parent[n]]
+            weighted[n] += w * policy[n]
+            weight[n] += w
+        if k + 1 in (1, 2, 4, 8):
+            mixture = np.asarray(core.uniform_policy(GAME, full), dtype=float).copy()
+            seen = weight > 0
+            mixture[seen] = weighted[seen] / weight[seen]
+            expected.append(rebel.exploitability(GAME, full, mixture)["exploitability"])
+    assert list(report["num_policies"]) == [1, 2, 4, 8]
+    np.testing.assert_allclose(report["exploitability"], expected, rtol=0, atol=1e-12)

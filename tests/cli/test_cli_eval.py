@@ -110,3 +110,31 @@ def test_eval_config_mistakes_exit_2(args, message):
     proc = run_cli("eval", *args)
     assert proc.returncode == 2, proc.stderr
     assert message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_python_api_and_cli_measure_alike_in_fp32(capsys):
+    """One settings type: the Python API's defaults are the CLI's, fp32 included, so both give
+    the same number on any CPU. On a CPU with a faster bf16 kernel, ``precision=auto`` would
+    pick it (and move the number); REBEL_CPU_DISABLE can only take features away, so the
+    bf16 half runs where the CPU has bf16 and the fp32 half everywhere."""
+    from dataclasses import asdict
+
+    from rebel.config.eval import EvalConfig
+    from rebel.nets.precision import EVAL_PRECISION
+    from rebel.search.evaluate import evaluate
+    from rebel.search.settings import EvalSettings
+
+    assert EvalSettings().precision == EVAL_PRECISION == "fp32"
+    assert asdict(EvalConfig().search) == asdict(EvalSettings())
+    net = "pretrained:quick"
+    game = rebel.make_game("liars_dice", {"num_dice": 1, "num_faces": 3})
+    api = evaluate(game, EvalSettings(net=net, iterations=64, repeats=8, mode_a=False, full_game=False))
+    assert main(["eval", "--net", net, "--iters", "64", "--repeats", "8", "--no-mode-a", "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    assert api["net_kernel"]["precision"] == cli["net_kernel"]["precision"] == "fp32"
+    assert api["mode_b"] == cli["mode_b"]
+    if rebel._core.mlp_supported_bf16_isas():
+        rounded = evaluate(game, EvalSettings(net=net, iterations=64, repeats=8, mode_a=False, full_game=False,
+                                              precision="bf16"))
+        assert rounded["net_kernel"]["precision"] == "bf16"
+        assert rounded["mode_b"][-1]["exploitability"] != api["mode_b"][-1]["exploitability"]

@@ -1,6 +1,6 @@
 """Denormal floats: the native nets read them as zero (and flush denormal results), the
 caller's floating-point environment is left as it was, and the training runs make torch do
-the same (rebel.train.trainer.flush_denormals). Denormal weights are what weight decay leaves
+the same (rebel.nets.torch_device.flush_denormals). Denormal weights are what weight decay leaves
 behind; each operation on one costs x86 cores a microcode assist. The native tests build their
 nets in numpy, so they also run under the sanitizers."""
 from __future__ import annotations
@@ -23,6 +23,19 @@ PLANES = 4
 def caller_keeps_denormals() -> bool:
     """numpy on this (the caller's) thread still produces a denormal result."""
     return float(np.float32(1e-38) / np.float32(4.0)) != 0.0
+
+
+@pytest.fixture(autouse=True)
+def ieee_caller():
+    """IEEE denormals on this thread while a test runs: a training run earlier in the same
+    process (an in-process ``rebel train``) leaves torch's flush-to-zero switched on."""
+    torch = sys.modules.get("torch")
+    flushed = not caller_keeps_denormals()
+    if flushed and torch is not None:
+        torch.set_flush_denormal(False)
+    yield
+    if flushed and torch is not None:
+        torch.set_flush_denormal(True)
 
 
 def conv_layers(value_fc2_weight: np.ndarray) -> dict:
@@ -76,7 +89,7 @@ def test_training_runs_flush_denormals_in_torch():
     code = ("import torch; from rebel.nets.torch_device import flush_denormals; t = torch.full((4,), 1e-39); "
             "before = float((t * 1.0).sum()); flush_denormals(); after = float((t * 1.0).sum()); "
             "print(before > 0, after == 0)")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root,
                          env=dict(os.environ, PYTHONPATH=root), timeout=120)
     assert out.returncode == 0, out.stderr

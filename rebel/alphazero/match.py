@@ -1,14 +1,14 @@
 """Matches between two m,n,k players: colours alternate game by game, all games are played
 side by side (so a net player searches them in batches), the score counts a win 1 and a
-draw 1/2, with a 95% interval."""
+draw 1/2, with a 95% interval (:mod:`rebel.util.stats`, the normal rule of matches)."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from rebel import _core
 from rebel.alphazero.players import Player
+from rebel.util.stats import MATCH, mean_interval_from_moments
 
 __all__ = ["MatchResult", "play_match"]
 
@@ -33,16 +33,13 @@ class MatchResult:
         return (self.wins + 0.5 * self.draws) / self.games if self.games else float("nan")
 
     def interval(self) -> tuple[float, float]:
-        """95% normal interval of the mean score, clipped to [0, 1] (a point when every game
-        ended alike)."""
+        """95% normal interval of the mean score (:data:`rebel.util.stats.MATCH`), clipped to
+        [0, 1]: a point when every game ended alike, all of [0, 1] after one game, nan before."""
         n = self.games
         if n == 0:
             return (float("nan"), float("nan"))
-        mean = self.score
-        second_moment = (self.wins + 0.25 * self.draws) / n
-        sd = math.sqrt(max(second_moment - mean * mean, 0.0) * n / max(n - 1, 1))
-        half = 1.96 * sd / math.sqrt(n)
-        return (max(0.0, mean - half), min(1.0, mean + half))
+        r = mean_interval_from_moments(n, self.wins + 0.5 * self.draws, self.wins + 0.25 * self.draws, MATCH)
+        return (max(0.0, r.mean - r.half_width), min(1.0, r.mean + r.half_width))
 
     def as_dict(self) -> dict[str, Any]:
         low, high = self.interval()

@@ -13,7 +13,6 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from rebel import _core
 
 PLANES = 4
 
@@ -81,11 +80,6 @@ def predict(net: PolicyValueNet, planes: np.ndarray) -> Tuple[np.ndarray, np.nda
         net.train()
     priors = torch.softmax(logits, dim=1)
     return priors.numpy().astype(np.float32, copy=False), value.numpy().astype(np.float32, copy=False)
-
-
-def board_planes(board: "_core.MnkBoard") -> np.ndarray:
-    """(1, 4, m, n) planes of one board."""
-    return board.planes()[None]
 
 
 def save_net(net: PolicyValueNet, path: str) -> None:

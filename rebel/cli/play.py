@@ -14,8 +14,11 @@ every public state with the value net at the leaves, each subgame stopped at a r
 iteration whose policy is played and propagates the beliefs). Each hand shows your hand and
 the public actions, lists the legal actions by name and number, reads yours (a number, or a
 name such as `bid 2 x 3` or `liar`), plays the bot's, reveals both hands and keeps the
-running score with its 95% interval. End with EOF (Ctrl-D) or Ctrl-C. Liar's Dice faces are
-numbered 0..F-1 and the last face is wild."""
+running score (with its 95% interval from 10 hands on: Student's t; fewer hands are too few
+for one). End with EOF (Ctrl-D) or Ctrl-C. Liar's Dice dice show faces 1..F and the top
+face F is wild (shown as F*, e.g. 4*): it counts for every face bid. With --explain, an action
+of yours that the bot's strategy never takes is named as such, with the belief the bot's
+search falls back to (every hand equally likely)."""
 
 EXAMPLES = """\
   rebel play --game kuhn --net oracle
@@ -106,7 +109,42 @@ class _Session:
         print(text, file=self.out, flush=True)
 
     def hand_name(self, hand: int) -> str:
-        return self.game.hand_name(hand)
+        from rebel.games.names import hand_label
+
+        return hand_label(self.game, hand)
+
+    def explain_belief(self, human: int) -> None:
+        """The bot's belief about the human's hand; after an action its policy never takes, one
+        line saying so and what the bot assumes instead."""
+        from rebel.play.cards import display_action
+
+        t = self.table
+        b = t.belief(human)
+
+        def shown(probs: Any) -> str:
+            return ", ".join(f"{self.hand_name(h)}: {p:.2f}" for h, p in enumerate(probs) if p > 0.005)
+
+        yours = [i for i in range(len(t.history)) if self.game.player_to_act(t.history[:i]) == human]
+        if b.off_path and (b.off_path[-1] == yours[-1] or not b.restarted):  # your last action, or no belief yet
+            move = display_action(self.game, t.history[b.off_path[-1]])
+            which = "this move" if b.off_path[-1] == yours[-1] else "your move"
+            never = f"the bot's strategy never makes {which} ({move}) with any hand"
+            if not b.restarted:
+                fallback = ("every hand equally likely" if t.search.off_path == "skip"
+                            else f"the hands needing the fewest such moves (off_path={t.search.off_path})")
+                self.say(f"  ({never}; it has no belief about your hand until its next search, which starts "
+                         f"from {fallback})")
+            elif t.search.off_path == "skip":
+                self.say(f"  ({never}; its search restarted from every hand equally likely, so it assumes "
+                         f"instead: {shown(b.probs)})")
+            else:
+                self.say(f"  ({never}; its search goes on from the hands needing the fewest such moves "
+                         f"(off_path={t.search.off_path}), so it assumes instead: {shown(b.probs)})")
+        elif not b.probs.any():
+            self.say(f"  (the bot's strategy plays these moves only with hands it holds itself; its search goes on "
+                     f"from: {shown(b.public)})")
+        else:
+            self.say(f"  (the bot's belief about your hand: {shown(b.probs)})")
 
     def ask(self, legal: list[int]) -> Optional[int]:
         """Your action, asked until legal; None at EOF."""
@@ -136,9 +174,7 @@ class _Session:
             who = t.to_act
             if who == human:
                 if self.explain and t.history:
-                    belief = t.belief_about(human)
-                    shown = ", ".join(f"{self.hand_name(h)}: {p:.2f}" for h, p in enumerate(belief) if p > 0.005)
-                    self.say(f"  (the bot's belief about your hand: {shown})")
+                    self.explain_belief(human)
                 action = self.ask(t.legal())
                 if action is None:
                     return False
@@ -218,6 +254,10 @@ def run(args: argparse.Namespace, inp: TextIO = sys.stdin, out: TextIO = sys.std
     session = _Session(table, args.seat, args.explain, inp, out)
     print(f"rebel play: {game.description()}, bot = depth-{args.depth} search, T = {args.iters}, net {args.net_label}, "
           f"seed {seed}", file=out, flush=True)
+    from rebel.games.names import rules_note
+
+    if rules_note(game):
+        print(f"rules: {rules_note(game)}", file=out, flush=True)
     try:
         session.run(args.hands, np.random.default_rng(seed + 1))
     except KeyboardInterrupt:

@@ -2,7 +2,8 @@
 
 The C++ registry (:func:`rebel._core.make_game`) takes a name and a dict of integer
 parameters. This module adds keyword-argument and config-dict front ends whose error
-messages name the offending key, plus Liar's Dice hand encoding helpers.
+messages name the offending key, plus Liar's Dice hand encoding helpers (the ids: faces
+0..F-1; what a player reads is :mod:`rebel.games.names`).
 """
 from __future__ import annotations
 
@@ -22,7 +23,6 @@ __all__ = [
     "liars_dice_dice",
     "liars_dice_hand",
     "make",
-    "hand_label",
 ]
 
 
@@ -111,10 +111,3 @@ def liars_dice_hand(dice: Sequence[int], num_faces: int) -> int:
         hand += face * num_faces**i
     return hand
 
-
-def hand_label(game: Game, hand: int) -> str:
-    """Human-readable hand: Liar's Dice faces like ``"(0, 2)"``, otherwise the game's name."""
-    if game.name == "liars_dice":
-        p = dict(game.params)
-        return str(liars_dice_dice(hand, p["num_dice"], p["num_faces"]))
-    return game.hand_name(hand)

@@ -28,7 +28,8 @@ Games (the rules are the same; the action ids too):
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Optional
 
 import numpy as np
@@ -37,8 +38,8 @@ from rebel import _core
 from rebel.games import Game
 from rebel.interop.policy_io import check_policy
 
-__all__ = ["available", "from_openspiel", "openspiel_game", "openspiel_game_string", "to_openspiel", "RebelBot",
-           "make_rebel_bot"]
+__all__ = ["OPENSPIEL_GAMES", "Counterpart", "available", "from_openspiel", "openspiel_game", "openspiel_game_string",
+           "to_openspiel", "RebelBot", "make_rebel_bot"]
 
 
 def available() -> bool:
@@ -59,14 +60,40 @@ def _pyspiel() -> Any:
     return pyspiel
 
 
+@dataclass(frozen=True)
+class Counterpart:
+    """How a rebel game corresponds to an OpenSpiel game: OpenSpiel's game string, and its
+    chance moves before the first action: ``outcomes`` per player (a player's hand is their
+    outcomes as base-``values`` digits, first outcome least significant, as rebel's hands are)
+    and whether the two players' outcomes are drawn without replacement (Kuhn's cards)."""
+
+    game_string: Callable[[dict[str, int]], str]
+    outcomes: Callable[[dict[str, int]], int]
+    values: Callable[[dict[str, int]], int]
+    without_replacement: bool
+
+
+#: The games with an OpenSpiel counterpart, by rebel ``Game.name``: the one per-game switch here.
+OPENSPIEL_GAMES: dict[str, Counterpart] = {
+    "kuhn": Counterpart(game_string=lambda p: "kuhn_poker", outcomes=lambda p: 1, values=lambda p: 3,
+                        without_replacement=True),
+    "liars_dice": Counterpart(game_string=lambda p: f"liars_dice(numdice={p['num_dice']},dice_sides={p['num_faces']})",
+                              outcomes=lambda p: p["num_dice"], values=lambda p: p["num_faces"],
+                              without_replacement=False),
+}
+
+
+def _counterpart(game: Game) -> Counterpart:
+    try:
+        return OPENSPIEL_GAMES[game.name]
+    except KeyError:
+        raise ValueError(f"no OpenSpiel counterpart for {game.description()} "
+                         f"(supported: {', '.join(OPENSPIEL_GAMES)})") from None
+
+
 def openspiel_game_string(game: Game) -> str:
     """The OpenSpiel name of ``game`` with its parameters, e.g. ``liars_dice(numdice=1,dice_sides=4)``."""
-    if game.name == "kuhn":
-        return "kuhn_poker"
-    if game.name == "liars_dice":
-        p = dict(game.params)
-        return f"liars_dice(numdice={p['num_dice']},dice_sides={p['num_faces']})"
-    raise ValueError(f"no OpenSpiel counterpart for {game.description()} (supported: kuhn, liars_dice)")
+    return _counterpart(game).game_string(dict(game.params))
 
 
 def openspiel_game(game: Game) -> Any:
@@ -79,12 +106,10 @@ class _Layout:
 
     def __init__(self, game: Game) -> None:
         self.game = game
-        if game.name == "kuhn":
-            self.dice = 1
-            self.faces = 3
-        else:
-            p = dict(game.params)
-            self.dice, self.faces = p["num_dice"], p["num_faces"]
+        counterpart, params = _counterpart(game), dict(game.params)
+        self.dice = counterpart.outcomes(params)   # chance outcomes per player (Kuhn: 1 card)
+        self.faces = counterpart.values(params)    # values of one outcome (Kuhn: 3 cards)
+        self.without_replacement = counterpart.without_replacement
         self.chance_actions = 2 * self.dice  # OpenSpiel's chance moves before the first bid
 
     def hand_dice(self, hand: int) -> list[int]:
@@ -92,9 +117,7 @@ class _Layout:
         return [(hand // self.faces**i) % self.faces for i in range(self.dice)]
 
     def hands_of(self, outcomes: Sequence[int]) -> list[int]:
-        """The rebel hands a player's chance outcomes (in any order) stand for."""
-        if self.game.name == "kuhn":
-            return [int(outcomes[0])]
+        """The rebel hands a player's chance outcomes (in any order: OpenSpiel sorts dice) stand for."""
         wanted = sorted(outcomes)
         return [sum(d * self.faces**i for i, d in enumerate(order))
                 for order in sorted(set(itertools.permutations(wanted)))]
@@ -102,7 +125,9 @@ class _Layout:
     def state(self, os_game: Any, player: int, hand: int, bids: Sequence[int]) -> Any:
         """An OpenSpiel state where ``player`` holds ``hand`` and ``bids`` were played."""
         mine = self.hand_dice(hand)
-        other = [(mine[0] + 1) % 3] if self.game.name == "kuhn" else [0] * self.dice
+        # Any outcomes for the other seat do (the state's policy depends on the player's own);
+        # drawn without replacement, they must differ from the player's.
+        other = [(d + 1) % self.faces for d in mine] if self.without_replacement else [0] * self.dice
         state = os_game.new_initial_state()
         for outcome in (mine + other if player == 0 else other + mine):
             state.apply_action(outcome)

@@ -9,50 +9,60 @@ bot's play and its beliefs come from one consistent policy.
 
 :class:`Table` deals hands from the game's own chance distribution (prior x prior x the
 pair's weight, e.g. no two equal Kuhn cards), keeps the public history, answers the legal
-actions, draws the bot's actions, scores a finished hand for both seats and keeps the
-running score with its 95% interval.
+actions, draws the bot's actions, tells what the bot believes about a hand (also after an
+action its policy never takes), scores a finished hand for both seats and keeps the running
+score with its 95% interval (:mod:`rebel.util.stats`). Actions and hands are shown as
+:mod:`rebel.games.names` labels them (Liar's Dice faces 1..F, the wild face marked).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
 
 from rebel import _core
+from rebel.games.names import action_label, action_spellings
+from rebel.util.stats import PLAY, MeanInterval, mean_interval
 
-__all__ = ["Table", "Score", "display_action", "parse_action"]
+__all__ = ["Belief", "Table", "Score", "display_action", "parse_action"]
 
 
 def display_action(game: _core.Game, action: int) -> str:
-    """An action as a player reads it: ``bid 2 x 3`` or ``liar`` in Liar's Dice, else the core's name."""
-    name = game.action_name(action)
-    if game.name == "liars_dice" and "x" in name:
-        quantity, face = name.split("x", 1)
-        return f"bid {quantity} x {face}"
-    return name
+    """An action as a player reads it (:func:`rebel.games.names.action_label`): ``bid 2 x 3``
+    or ``liar`` in Liar's Dice (faces 1..F), else the core's name."""
+    return action_label(game, action)
+
+
+def _normal(text: str) -> str:
+    return "".join(text.lower().split())
 
 
 def parse_action(game: _core.Game, legal: list[int], text: str) -> Optional[int]:
-    """The legal action ``text`` names (its number in the list, its display name or the core's
-    name; spaces and case ignored), or None."""
-    t = "".join(text.lower().split())
+    """The legal action ``text`` names (its number in the list, or one of its spellings of
+    :func:`rebel.games.names.action_spellings`, e.g. ``bid 2 x 3`` or ``2x3``; spaces and
+    case ignored), or None."""
+    t = _normal(text)
     if not t:
         return None
     if t.isdigit():
         i = int(t)
         return legal[i - 1] if 1 <= i <= len(legal) else None
     for a in legal:
-        names = {"".join(display_action(game, a).lower().split()), game.action_name(a).lower().replace(" ", "")}
-        if t in names or ("bid" + t) in names:
+        if t in {_normal(s) for s in action_spellings(game, a)}:
             return a
     return None
 
 
 @dataclass
 class Score:
-    """The human's payoffs, one per finished hand."""
+    """The human's payoffs, one per finished hand, and their mean with its 95% interval.
+
+    The interval is Student's t with n - 1 degrees of freedom and is shown only from
+    :data:`rebel.util.stats.MIN_HANDS` (10) hands on: from two or three hands the sample
+    standard deviation is no estimate (two lost hands give 0, an interval of zero width);
+    see :mod:`rebel.util.stats` for the rule and the one matches use.
+    """
 
     payoffs: list[float] = field(default_factory=list)
 
@@ -67,22 +77,47 @@ class Score:
     def total(self) -> float:
         return float(sum(self.payoffs))
 
+    def interval(self) -> MeanInterval:
+        """The mean payoff per hand with its 95% half-width (inf before 10 hands)."""
+        return mean_interval(self.payoffs, PLAY)
+
     def mean_and_interval(self) -> tuple[float, float]:
-        """Mean payoff per hand and the half-width of its 95% interval (normal approximation;
-        inf with fewer than two hands)."""
-        n = len(self.payoffs)
-        if n == 0:
-            return 0.0, math.inf
-        mean = self.total / n
-        if n < 2:
-            return mean, math.inf
-        sd = float(np.std(self.payoffs, ddof=1))
-        return mean, 1.96 * sd / math.sqrt(n)
+        """Mean payoff per hand (0 before the first hand) and the half-width of its 95% interval
+        (inf with too few hands)."""
+        r = self.interval()
+        return (r.mean if r.n else 0.0), r.half_width
 
     def line(self) -> str:
-        mean, half = self.mean_and_interval()
-        interval = f" +- {half:.3f} (95%)" if math.isfinite(half) else ""
-        return f"after {self.hands} hand{'s' * (self.hands != 1)}: you {self.total:+g} in all, {mean:+.3f} per hand{interval}"
+        r = self.interval()
+        mean = r.mean if r.n else 0.0
+        if r.shown:
+            interval = f" +- {r.half_width:.3f} (95%)"
+        elif r.n:
+            interval = f" ({r.n} hand{'s' * (r.n != 1)}, too few for an interval)"
+        else:
+            interval = ""
+        hands = f"{self.hands} hand{'s' * (self.hands != 1)}"
+        return f"after {hands}: you {self.total:+g} in all, {mean:+.3f} per hand{interval}"
+
+
+@dataclass
+class Belief:
+    """What the bot believes about one player's hand (:meth:`Table.belief`).
+
+    ``probs``: the belief given the public actions and the bot's own hand (normalised; all
+    zero when no hand is left). ``public``: the belief the search itself carries (not
+    conditioned on the bot's hand). ``off_path``: the positions in the history of that
+    player's actions after which the policy reaches the public state with probability 0 with
+    every hand (it never takes the action with any hand that could still be there).
+    ``restarted``: whether, after the last of them, a search has started from the fallback
+    belief of the off-path mode (``skip``: every hand equally likely); until then the bot has
+    no belief (``probs`` and ``public`` are zero).
+    """
+
+    probs: np.ndarray
+    public: np.ndarray
+    off_path: list[int]
+    restarted: bool
 
 
 class Table:
@@ -91,6 +126,7 @@ class Table:
     def __init__(self, game: _core.Game, net: _core.ValueNet, solver: str = "lcfr", depth: int = 2,
                  iterations: int = 1024, seed: int = 0, off_path: str = "skip") -> None:
         self.game = game
+        self.depth = depth
         self.search = _core.TestTimeSearch(game, net, solver, depth, iterations, off_path=off_path)
         self.tree = self.search.full_tree
         self.rng = np.random.default_rng(seed)
@@ -162,22 +198,88 @@ class Table:
     def belief_about(self, player: int) -> np.ndarray:
         """What the other seat's policy implies about ``player``'s hand given the public actions
         and the other seat's own hand: prior x pair weight x ``player``'s reach under this
-        hand's policy, normalised."""
+        hand's policy, normalised (:meth:`belief` tells also about off-path actions)."""
+        return self.belief(player).probs
+
+    def belief(self, player: int) -> Belief:
+        """The bot's belief about ``player``'s hand, as its search forms it.
+
+        Along the history, the belief is the prior times ``player``'s reach under this hand's
+        policy, renormalised at every search root (every ``depth`` actions), as the search
+        passes beliefs from one subgame to the next. When ``player`` takes an action the
+        policy never takes with any hand still believed possible (an off-path action), the
+        reach is zero for every hand and the search does what its ``off_path`` mode says at the
+        next search root (csrc/search/test_time_search.cc, ``leaf_beliefs``):
+
+        * ``skip`` (the default, what ``rebel play`` uses): the beliefs are normalised with the
+          uniform fallback of ``normalize_beliefs``: every hand equally likely. Exact.
+        * ``floor``, ``conditional``: the search keeps each zero-probability action as a
+          tremble of order eps and normalises the lowest order. Here each tremble has weight
+          1 for every hand (as ``conditional`` counts it); ``floor`` weighs first-order
+          trembles by regret-matching terms the played policy does not carry, so for it the
+          belief shown is that approximation.
+
+        Between the off-path action and the next search root the bot acts from the subgame
+        it solved before, which did not reach this public state: it has no belief then.
+        """
         assert self.policy is not None
-        other_hand = self.hands[1 - player]
         H = self.game.num_hands
-        weights = np.array([self.game.hand_pair_weight(h, other_hand) for h in range(H)])
-        belief = np.asarray(self.game.hand_prior, dtype=np.float64) * weights
+        prior = np.asarray(self.game.hand_prior, dtype=np.float64)
+        coef = prior.copy()
+        order = np.where(prior > 0, 0.0, np.inf)  # trembles on the path (inf: impossible)
+        off_path: list[int] = []
+        restarted = True
         node = 0
-        for action in self.history:
+        for i in range(len(self.history) + 1):
+            if i > 0 and i % self.depth == 0 and not self.game.is_terminal(self.history[:i]):
+                coef, order = self._restart(coef, order)  # a search root: the beliefs the search starts from
+                restarted = True
+            if i == len(self.history):
+                break
+            action = self.history[i]
             child = next(c for c in range(int(self.tree.first_child[node]),
                                           int(self.tree.first_child[node]) + int(self.tree.num_children[node]))
                          if int(self.tree.action[c]) == action)
             if int(self.tree.player[node]) == player:
-                belief = belief * self.policy[child]
+                p = self.policy[child]
+                alive = np.isfinite(order) & (coef > 0)
+                reached = alive & (order == 0)  # hands the policy plays to here with positive probability
+                if reached.any() and not (reached & (p > 0)).any():
+                    off_path.append(i)
+                    restarted = False
+                if self.search.off_path == "skip":
+                    coef = coef * p
+                else:
+                    tremble = alive & (p <= 0)
+                    order = order + tremble
+                    coef = np.where(tremble, coef, coef * p)
             node = child
-        total = belief.sum()
-        return belief / total if total > 0 else belief
+        if self.search.off_path != "skip":
+            coef = self._lowest_order(coef, order)
+        public = coef / coef.sum() if coef.sum() > 0 else np.zeros(H)
+        if not restarted:
+            public = np.zeros(H)
+        other_hand = self.hands[1 - player]
+        weights = np.array([self.game.hand_pair_weight(h, other_hand) for h in range(H)])
+        probs = public * weights
+        total = probs.sum()
+        return Belief(probs / total if total > 0 else probs, public, off_path, restarted)
+
+    def _lowest_order(self, coef: np.ndarray, order: np.ndarray) -> np.ndarray:
+        live = np.isfinite(order) & (coef > 0)
+        if not live.any():
+            return np.zeros_like(coef)
+        lowest = order[live].min()
+        return np.where(live & (order == lowest), coef, 0.0)
+
+    def _restart(self, coef: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The beliefs a search root starts from, given the reach terms from the one above."""
+        H = self.game.num_hands
+        if self.search.off_path != "skip":
+            coef = self._lowest_order(coef, order)
+        total = coef.sum()
+        coef = coef / total if total > 0 else np.full(H, 1.0 / H)  # normalize_beliefs' fallback
+        return coef, np.where(coef > 0, 0.0, np.inf)
 
     def payoff(self, player: int) -> float:
         """``player``'s payoff in the finished hand."""

@@ -43,9 +43,6 @@ OFF_PATH_HELP: dict[str, str] = {
     "conditional": "values conditional on reaching the node (zero-probability actions count as taken)",
 }
 
-#: Show progress once a solve has run this many seconds.
-PROGRESS_AFTER_SECONDS = AFTER_SECONDS
-
 __all__ = ["DEFAULT_OFF_PATH", "OFF_PATH_MODES", "SOLVERS", "SolveResult", "check_iterations", "check_off_path", "solve"]
 
 
@@ -127,7 +124,7 @@ def solve(
     dcfr_gamma: float = DCFR_DEFAULTS["dcfr_gamma"],
     off_path: str = DEFAULT_OFF_PATH,
     progress: bool = True,
-    progress_after: float = PROGRESS_AFTER_SECONDS,
+    progress_after: float = AFTER_SECONDS,
     tree: Optional[_core.PublicTree] = None,
     callback: Optional[Callable[[int], None]] = None,
 ) -> SolveResult:

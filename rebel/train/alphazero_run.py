@@ -37,7 +37,17 @@ __all__ = ["AlphaZeroRun", "NET_FILE"]
 
 
 class _Replay:
-    """The last ``capacity`` examples, oldest first."""
+    """The last ``capacity`` examples, oldest first.
+
+    Not :class:`rebel.train.replay.ReplayBuffer`, although both keep a first-in-first-out
+    window: that ring serves self-play threads that run ahead of a concurrent trainer (locked
+    adds, sequence numbers, sampling from a prefix of the stream so that training does not
+    depend on thread timing, lookahead slots) and holds flat float32 query rows. Here self-play
+    and training alternate within an epoch, the trainer draws from the whole window as three
+    arrays (board planes of shape (n, 4, m, n), policies, values), and a checkpoint stores
+    those arrays; the ring would add flattening and a checkpoint format change for no new
+    behaviour.
+    """
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity

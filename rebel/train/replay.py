@@ -4,6 +4,8 @@ Every example gets a sequence number when it is added. The trainer samples from 
 of the stream ("the last `capacity` examples among the first `upto`"), so what it sees does
 not depend on how far the self-play threads have run ahead. The ring therefore keeps
 `lookahead` slots beyond the capacity for the examples generated ahead of the trainer.
+(AlphaZero's training alternates self-play and training and keeps its window as plain
+arrays: ``_Replay`` in :mod:`rebel.train.alphazero_run` says why it is a separate class.)
 """
 from __future__ import annotations
 

@@ -84,6 +84,8 @@ def test_match_result_interval():
     assert r.score == 0.5 and low == pytest.approx(0.5 - half) and high == pytest.approx(0.5 + half)
     clipped = MatchResult("a", "b", "g", games=4, wins=3, draws=0, losses=1)
     assert clipped.interval()[1] == 1.0
+    # One game is no interval (rebel.util.stats.MATCH): all of [0, 1], not the point it once was.
+    assert MatchResult("a", "b", "g", games=1, wins=1).interval() == (0.0, 1.0)
 
 
 def test_make_player_bad_specs():

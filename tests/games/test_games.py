@@ -103,7 +103,7 @@ def test_liars_dice_hand_decoding():
             assert liars_dice_hand(dice, F) == h
             assert "".join(map(str, dice)) == make("liars_dice", num_dice=D, num_faces=F).hand_name(h)
     assert liars_dice_dice(5, 2, 3) == (2, 1)  # 5 = 2 + 1*3: die 0 shows 2, die 1 shows 1
-    assert hand_label(liars_dice(2, 3), 5) == "(2, 1)"
+    assert hand_label(liars_dice(2, 3), 5) == "3* 2"  # what a player reads: faces 1..F, the wild F marked
     with pytest.raises(ValueError):
         liars_dice_dice(9, 2, 3)
     with pytest.raises(ValueError):

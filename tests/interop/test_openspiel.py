@@ -25,6 +25,9 @@ def test_missing_openspiel_is_a_clear_import_error(monkeypatch):
 def test_game_strings():
     assert ros.openspiel_game_string(kuhn()) == "kuhn_poker"
     assert ros.openspiel_game_string(liars_dice(2, 3)) == "liars_dice(numdice=2,dice_sides=3)"
+    assert sorted(ros.OPENSPIEL_GAMES) == ["kuhn", "liars_dice"]   # the one per-game table
+    with pytest.raises(ValueError, match=r"no OpenSpiel counterpart for mnk\(.*\) \(supported: kuhn, liars_dice\)"):
+        ros.openspiel_game_string(rebel.make_game("mnk", {}))
 
 
 def _openspiel():

@@ -1,6 +1,8 @@
 """`rebel play`: the deal follows the game's chance distribution, payoffs are the game's, the
-bot plays its sampled search policy and the beliefs it shows are Bayes' rule on that policy;
-the command runs from a pipe, asks again on wrong input and ends cleanly at EOF."""
+bot plays its sampled search policy and the beliefs it shows are Bayes' rule on that policy
+(and the search's fallback after an action the policy never takes); Liar's Dice faces read
+1..F with the wild face marked; the score shows an interval only from 10 hands; the command
+runs from a pipe, asks again on wrong input and ends cleanly at EOF."""
 from __future__ import annotations
 
 import numpy as np
@@ -76,22 +78,109 @@ def test_bot_plays_its_sampled_policy_and_beliefs_are_bayes_rule():
 def test_score_interval():
     s = Score()
     assert s.mean_and_interval()[1] == float("inf")
-    for x in (1, -1, 2, 0):
+    s.add(-1)
+    s.add(-1)  # two lost hands: no interval of zero width
+    assert s.mean_and_interval() == (-1.0, float("inf"))
+    assert s.line() == "after 2 hands: you -2 in all, -1.000 per hand (2 hands, too few for an interval)"
+    payoffs = [1, -1, 2, 0, 1, 1, -2, 1, 0, 2]
+    s = Score()
+    for x in payoffs[:9]:
         s.add(x)
+    assert "too few for an interval" in s.line()
+    s.add(payoffs[9])
     mean, half = s.mean_and_interval()
-    assert mean == 0.5 and half == pytest.approx(1.96 * np.std([1, -1, 2, 0], ddof=1) / 2)
-    assert "after 4 hands" in s.line()
+    # Student's t with 9 degrees of freedom: 2.262, not the normal 1.96.
+    assert mean == pytest.approx(0.5) and half == pytest.approx(2.2621571628 * np.std(payoffs, ddof=1) / np.sqrt(10))
+    assert s.line().endswith(f"+0.500 per hand +- {half:.3f} (95%)") and "after 10 hands" in s.line()
 
 
 def test_actions_parse_by_number_and_name():
     game = liars_dice(1, 4)
-    legal = [0, 1, 5, 8]
-    assert display_action(game, 5) == "bid 2 x 1" and display_action(game, 8) == "liar"
-    assert parse_action(game, legal, "3") == 5
-    assert parse_action(game, legal, "bid 2 x 1") == 5 and parse_action(game, legal, "2x1") == 5
+    legal = [0, 1, 3, 5, 8]   # ids: bid (q-1)*F + f with faces f = 0..3 inside, liar = 8
+    assert [display_action(game, a) for a in legal] == ["bid 1 x 1", "bid 1 x 2", "bid 1 x 4", "bid 2 x 2", "liar"]
+    assert parse_action(game, legal, "4") == 5
+    assert parse_action(game, legal, "bid 2 x 2") == 5 and parse_action(game, legal, "2x2") == 5
+    assert parse_action(game, legal, "bid 1 x 4") == 3 and parse_action(game, legal, "1 x 4*") == 3  # the wild face
     assert parse_action(game, legal, " LIAR ") == 8
-    assert parse_action(game, legal, "5") is None and parse_action(game, legal, "bid 2 x 3") is None
+    assert parse_action(game, legal, "6") is None and parse_action(game, legal, "bid 2 x 3") is None
+    assert parse_action(game, legal, "bid 1 x 0") is None  # faces are 1..4
     assert parse_action(game, legal, "") is None
+
+
+def test_liars_dice_hands_and_the_wild_face_read_1_to_f():
+    from rebel.games.names import hand_label, rules_note
+
+    game = liars_dice(1, 4)
+    assert [hand_label(game, h) for h in range(4)] == ["1", "2", "3", "4*"]
+    assert [game.hand_name(h) for h in range(4)] == ["0", "1", "2", "3"]  # the core's names are the ids
+    assert "4s are wild (shown as 4*)" in rules_note(game)
+    assert hand_label(liars_dice(2, 3), 2 + 0 * 3) == "3* 1"   # die 0 shows 2 (wild), die 1 shows 0
+    assert hand_label(kuhn(), 2) == "K" and rules_note(kuhn()) == ""
+
+
+def _off_path_table(depth, off_path="skip"):
+    """1x4f with the bot in seat 1 and a policy that never bids 1 x 4 (id 3) first."""
+    game = liars_dice(1, 4)
+    t = Table(game, _core.ZeroNet(game), depth=depth, iterations=4, seed=0, off_path=off_path)
+    t.new_hand()
+    t.hands = (2, 1)
+    t.policy = np.full_like(t.policy, 0.5)
+    t.policy[t._child(3)] = 0.0
+    return t
+
+
+def test_belief_after_an_off_path_action_is_the_searchs_fallback():
+    t = _off_path_table(depth=2)
+    t.play(3)                    # player 0 bids 1 x 4: no hand of the policy does
+    t.play(4)                    # the bot bids 2 x 1; the next search starts here (depth 2)
+    b = t.belief(0)
+    assert b.off_path == [0] and b.restarted
+    assert b.probs == pytest.approx(np.full(4, 0.25))            # skip: every hand equally likely
+    t.play(6)                    # bid 2 x 3 with probability 0.5 for every hand: still uniform
+    t.play(7)
+    assert t.belief(0).off_path == [0] and t.belief_about(0) == pytest.approx(np.full(4, 0.25))
+
+
+def test_no_belief_before_the_next_search_after_an_off_path_action():
+    t = _off_path_table(depth=3)
+    t.play(3)
+    t.play(4)                    # depth 3: the bot is still in the subgame solved at the root
+    b = t.belief(0)
+    assert b.off_path == [0] and not b.restarted and not b.probs.any()
+    t.play(5)
+    t.play(6)                    # 3 actions: the search restarted from the uniform belief, then x P(bid 2 x 2)
+    b = t.belief(0)
+    assert b.restarted and b.probs == pytest.approx(np.full(4, 0.25))
+
+
+@pytest.mark.parametrize("off_path, expected", [
+    ("skip", [0.25, 0.25, 0.25, 0.25]),               # no hand left: the uniform fallback
+    ("conditional", [1 / 3.5, 1 / 3.5, 0.5 / 3.5, 1 / 3.5]),  # every hand one tremble: their weights
+])
+def test_off_path_modes_restart_from_their_own_beliefs(off_path, expected):
+    t = _off_path_table(depth=4, off_path=off_path)
+    t.policy[t._child(0)] = [1.0, 1.0, 0.0, 0.0]      # bid 1 x 1 with the hands 1 and 2 only
+    t.play(0)
+    t.play(1)
+    t.policy[t._child(2)] = [0.0, 0.0, 0.5, 1.0]      # bid 1 x 3 with the hands 3 and 4* only
+    t.play(2)
+    t.play(4)                                         # 4 actions: a search root
+    b = t.belief(0)
+    assert b.off_path == [2] and b.restarted and b.probs == pytest.approx(expected)
+
+
+def test_explain_names_an_off_path_bid_and_what_the_bot_assumes():
+    # With the pretrained 1x4f net the bot never opens with 1 x 4 (40 of 40 sampled policies).
+    r = run_cli_input(["play", "--net", "pretrained:1x4f", "--explain", "--seat", "0", "--seed", "1", "--hands", "1"],
+                      "4\n1\n")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "rules: dice show faces 1..4; 4s are wild (shown as 4*)" in out
+    assert "[1] bid 1 x 1" in out and "[8] bid 2 x 4" in out and "you: bid 1 x 4" in out
+    assert ("(the bot's strategy never makes this move (bid 1 x 4) with any hand; its search restarted from every "
+            "hand equally likely, so it assumes instead: 1: 0.25, 2: 0.25, 3: 0.25, 4*: 0.25)") in out
+    assert "belief about your hand: )" not in out
+    assert "(1 hand, too few for an interval)" in out
 
 
 def test_play_from_a_pipe_asks_again_and_ends_at_eof():
@@ -135,3 +224,14 @@ def run_cli_input(args, text):
     env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
     return subprocess.run([sys.executable, "-m", "rebel", *args], input=text, capture_output=True, text=True,
                           timeout=120, env=env, cwd=REPO_ROOT)
+
+
+def test_a_public_belief_on_the_bots_own_card_only_is_no_off_path_action():
+    t = _table(kuhn())
+    t.new_hand()
+    t.hands = (0, 2)             # the bot (player 1) holds K
+    t.policy = np.full_like(t.policy, 0.5)
+    t.policy[t._child(1)] = [0.0, 0.0, 1.0]   # player 0 bets with K only
+    t.play(1)
+    b = t.belief(0)
+    assert b.off_path == [] and b.restarted and not b.probs.any() and b.public == pytest.approx([0, 0, 1])

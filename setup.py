@@ -123,7 +123,8 @@ setup(
     version="0.1.0",
     description="ReBeL: search plus learned public-belief-state values for two-player zero-sum games",
     packages=find_packages(include=["rebel", "rebel.*"]),
-    package_data={"rebel.nets.pretrained": ["index.json", "*.bin"]},  # the shipped nets (rebel pretrained)
+    package_data={"rebel": ["py.typed", "_core.pyi"],  # type information, the C++ core's stub included
+                  "rebel.nets.pretrained": ["index.json", "*.bin"]},  # the shipped nets (rebel pretrained)
     ext_modules=[ext],
     cmdclass={"build_ext": IncrementalBuildExt},
     python_requires=">=3.9",

@@ -35,6 +35,8 @@ PACKAGES=(
   numpy omegaconf tqdm
   "pybind11>=2.12" setuptools wheel   # building the extension
   pytest hypothesis                   # the test suite
+  "ruff==0.17.6" "mypy==2.4.1"        # the lint and type checks (pinned: new releases add checks)
+  "pybind11-stubgen==3.0.0"           # regenerates rebel/_core.pyi (scripts/gen_core_stub.py)
   tensorboard                         # training scalars (rebel train)
   matplotlib                          # the plots of experiments/
 )

@@ -19,7 +19,8 @@ import pytest
 from conftest import REPO_ROOT
 
 DISTRO_PYTHON = Path("/usr/bin/python3")
-IGNORED = (".venv", "build", "runs", ".git", "__pycache__", ".pytest_cache", "*.so", "*.egg-info")
+IGNORED = (".venv", "build", "runs", ".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", "*.so",
+           "*.egg-info")
 
 
 def _env() -> dict[str, str]:

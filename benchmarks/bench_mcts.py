@@ -13,8 +13,8 @@ import time
 from typing import Any, Callable
 
 import torch
-
 from _machine import cpu_name  # benchmarks/_machine.py (this script's folder is on sys.path)
+
 from rebel import _core
 from rebel.alphazero.inference import describe, make_evaluator
 from rebel.alphazero.net import PolicyValueNet

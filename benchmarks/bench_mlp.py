@@ -24,9 +24,9 @@ from typing import Any, Callable, Dict, List
 
 import numpy as np
 import torch
+from _machine import cpu_name, peaks  # benchmarks/_machine.py (this script's folder is on sys.path)
 
 import rebel
-from _machine import cpu_name, peaks  # benchmarks/_machine.py (this script's folder is on sys.path)
 from rebel import _core
 from rebel.cli.common import emit_report
 from rebel.nets.value_mlp import ValueMLP, to_native

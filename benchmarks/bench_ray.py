@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _machine import cpu_name  # benchmarks/_machine.py (this script's folder is on sys.path)
 
 import rebel
-from _machine import cpu_name  # benchmarks/_machine.py (this script's folder is on sys.path)
 from rebel.cli.common import emit_report
 
 REPO = Path(__file__).resolve().parent.parent

@@ -29,16 +29,15 @@ from typing import Any, Optional
 
 import numpy as np
 import torch
+from _machine import cpu_name  # benchmarks/_machine.py (this script's folder is on sys.path)
 
 import rebel
 from rebel import _core
-from _machine import cpu_name  # benchmarks/_machine.py (this script's folder is on sys.path)
 from rebel.cli.common import emit_report
 from rebel.config.train import TrainerSection
-from rebel.nets.value_mlp import ValueMLP
-from rebel.nets.value_mlp import weights_to_bytes
-from rebel.train.replay import ReplayBuffer
+from rebel.nets.value_mlp import ValueMLP, weights_to_bytes
 from rebel.search.selfplay import GenerationPool, SelfPlayLoop
+from rebel.train.replay import ReplayBuffer
 from rebel.train.trainer import Trainer
 
 BASELINE = {"subgames_per_s_1_thread": 7.7, "subgames_per_s_2_threads": 16.8}

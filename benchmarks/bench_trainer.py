@@ -23,8 +23,8 @@ from typing import Any, Dict, List
 
 import numpy as np
 import torch
-
 from _machine import cpu_name  # benchmarks/_machine.py (this script's folder is on sys.path)
+
 from rebel.cli.common import emit_report
 from rebel.config.train import TrainerSection
 from rebel.games import make

@@ -41,8 +41,9 @@ from rebel import _core
 from rebel.cli.common import emit_report
 from rebel.config.train import TrainConfig, load_train_config
 from rebel.nets.value_mlp import ValueMLP, load_weights
-from rebel.util.progress import Progress
 from rebel.train.evaluation import HeldOutSet
+from rebel.util.progress import Progress
+
 
 def to_bf16(t: torch.Tensor) -> torch.Tensor:
     """float64 -> float32 -> bf16 (nearest even) -> float64, as the kernel rounds."""

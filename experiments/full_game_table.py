@@ -23,8 +23,8 @@ from tqdm import tqdm
 
 import rebel
 from rebel.games import make
-from rebel.util.atomic_io import atomic_write_bytes
 from rebel.search.solve import DEFAULT_OFF_PATH, OFF_PATH_MODES
+from rebel.util.atomic_io import atomic_write_bytes
 
 log = logging.getLogger("full_game_table")
 

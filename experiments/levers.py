@@ -42,10 +42,10 @@ from rebel.cli.train import _config_path
 from rebel.config.train import load_train_config
 from rebel.search.evaluate import evaluate
 from rebel.search.settings import EvalSettings
-from rebel.util.machine import cpu_name
-from rebel.util.atomic_io import atomic_write_bytes
-from rebel.util.progress import Progress
 from rebel.train.evaluation import HeldOutSet
+from rebel.util.atomic_io import atomic_write_bytes
+from rebel.util.machine import cpu_name
+from rebel.util.progress import Progress
 
 log = logging.getLogger("levers")
 

@@ -29,8 +29,8 @@ from typing import Any
 
 from rebel import _core
 from rebel.games import make
-from rebel.util.atomic_io import atomic_write_bytes
 from rebel.search.solve import OFF_PATH_MODES
+from rebel.util.atomic_io import atomic_write_bytes
 
 log = logging.getLogger("off_path_search")
 

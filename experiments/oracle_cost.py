@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from rebel.util.machine import cpu_name
 from rebel.util.atomic_io import atomic_write_bytes
+from rebel.util.machine import cpu_name
 
 log = logging.getLogger("oracle_cost")
 

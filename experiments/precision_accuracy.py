@@ -31,8 +31,8 @@ from rebel.cli.common import emit_report
 from rebel.config.train import load_train_config
 from rebel.search.evaluate import evaluate
 from rebel.search.settings import EvalSettings
-from rebel.util.progress import Progress
 from rebel.train.evaluation import HeldOutSet
+from rebel.util.progress import Progress
 
 
 def main(argv: "List[str] | None" = None) -> int:

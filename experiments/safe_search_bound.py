@@ -55,8 +55,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cfrd_rate import ITERATE_WEIGHT_POWER, FullTreeTools, RootOnlyPlay  # noqa: E402
 
 from rebel import _core  # noqa: E402
-from rebel.search.evaluate import LEAF_ERROR_KINDS  # noqa: E402
 from rebel.games import make  # noqa: E402
+from rebel.search.evaluate import LEAF_ERROR_KINDS  # noqa: E402
 from rebel.util.progress import Progress  # noqa: E402
 
 log = logging.getLogger("safe_search_bound")

@@ -30,9 +30,9 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from rebel.util.atomic_io import atomic_write_bytes
-from rebel.train.rundir import RunDirectory
 from rebel.nets.weights_io import average_weights
+from rebel.train.rundir import RunDirectory
+from rebel.util.atomic_io import atomic_write_bytes
 
 log = logging.getLogger("snapshot_average")
 
@@ -119,8 +119,8 @@ def heldout_errors(run_dir: Path, nets: Dict[str, bytes]) -> Optional[Dict[str, 
 def evaluate_seed(run_dir: Path, weights: Path, protocol: Dict[str, Any], seed: int, threads: int,
                   progress: bool) -> Dict[str, Any]:
     """Mode (b) on ``weights`` with the recorded protocol and the run's game and off-path setting."""
-    from rebel.config.train import load_train_config
     from rebel import _core
+    from rebel.config.train import load_train_config
     from rebel.search.evaluate import evaluate
     from rebel.search.settings import EvalSettings
 

@@ -345,8 +345,8 @@ def evaluate_cell(cell: str, run_dir: Path, plan: Plan, threads: int, progress: 
                   search: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """The paper's protocol on the cell's final net, once per seed (cached in eval.json); with
     ``search`` ({solver, iterations, depth}) that search instead (cached in eval_stronger.json)."""
-    from rebel.config.train import load_train_config
     from rebel import _core
+    from rebel.config.train import load_train_config
     from rebel.search.evaluate import evaluate
     from rebel.search.settings import EvalSettings
 
@@ -477,9 +477,9 @@ def references(game_key: str, plan: Plan, out: Path, threads: int, oracle: bool,
     """Full-game LCFR and LFP, the zero net's search and (if asked) the oracle's, per game; and
     the zero net under each stronger search (``zero_<solver>_T<T>_d<depth>``, seed 0): what
     that search reaches without learned values."""
+    from rebel import _core
     from rebel.cli.train import _config_path
     from rebel.config.train import load_train_config
-    from rebel import _core
     from rebel.search.evaluate import evaluate
     from rebel.search.settings import EvalSettings
     from rebel.search.solve import solve

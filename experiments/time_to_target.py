@@ -38,15 +38,15 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
+from rebel import _core
 from rebel.cli.common import emit_report
 from rebel.cli.train import _config_path
 from rebel.config.train import ConfigError, load_train_config
-from rebel import _core
 from rebel.search.evaluate import evaluate
 from rebel.search.settings import EvalSettings
-from rebel.util.machine import cpu_name
-from rebel.util.atomic_io import atomic_write_bytes
 from rebel.train.rundir import RunDirectory
+from rebel.util.atomic_io import atomic_write_bytes
+from rebel.util.machine import cpu_name
 
 log = logging.getLogger("time_to_target")
 

@@ -9,8 +9,8 @@ from rebel._core import (  # noqa: F401  (re-exported public API)
     MccfrSolver,
     MlpValueNet,
     OracleNet,
-    PerturbedNet,
     Pbs,
+    PerturbedNet,
     PublicTree,
     PythonValueNet,
     SelfPlayGenerator,
@@ -32,7 +32,6 @@ from rebel._core import (  # noqa: F401  (re-exported public API)
     uniform_policy,
     validate_policy,
 )
-
 from rebel.games import game_config, game_from_config  # noqa: E402,F401
 from rebel.interop.policy_io import load_policy, save_policy  # noqa: E402,F401
 from rebel.search.solve import SolveResult, solve  # noqa: E402,F401

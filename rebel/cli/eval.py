@@ -8,16 +8,31 @@ import sys
 from dataclasses import asdict
 from typing import Any, Dict
 
-from rebel.cli.common import (EXIT_OUTPUT, INT32_MAX, MAX_THREADS, UsageError, add_game_args, add_output_args,
-                              add_subcommand, apply_game_flags, check_choice, check_nonnegative_float,
-                              check_output_file, check_range,
-                              default_help, full_tree, int_arg, print_json, save_policy_or_keep)
+from rebel.cli.common import (
+    EXIT_OUTPUT,
+    INT32_MAX,
+    MAX_THREADS,
+    UsageError,
+    add_game_args,
+    add_output_args,
+    add_subcommand,
+    apply_game_flags,
+    check_choice,
+    check_nonnegative_float,
+    check_output_file,
+    check_range,
+    default_help,
+    full_tree,
+    int_arg,
+    print_json,
+    save_policy_or_keep,
+)
 from rebel.config.eval import ConfigError, EvalConfig, load_eval_config
-from rebel.search.evaluate import mode_b_table, public_view
-from rebel.search.settings import BACKENDS, LEAF_ERROR_KINDS, ORACLE_VALUES
 from rebel.nets.precision import PRECISIONS, check_precision
 from rebel.nets.pretrained import PREFIX
 from rebel.nets.pretrained import get as get_pretrained
+from rebel.search.evaluate import mode_b_table, public_view
+from rebel.search.settings import BACKENDS, LEAF_ERROR_KINDS, ORACLE_VALUES
 from rebel.search.solve import OFF_PATH_HELP, OFF_PATH_MODES, SOLVER_HELP, SOLVERS
 
 log = logging.getLogger(__name__)

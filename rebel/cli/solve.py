@@ -6,9 +6,23 @@ import logging
 import sys
 from typing import Any
 
-from rebel.cli.common import (EXIT_OUTPUT, UsageError, add_game_args, add_output_args, add_subcommand,
-                              apply_game_flags, check_choice, check_output_file, check_range, default_help,
-                              finite_float, full_tree, int_arg, print_json, save_policy_or_keep)
+from rebel.cli.common import (
+    EXIT_OUTPUT,
+    UsageError,
+    add_game_args,
+    add_output_args,
+    add_subcommand,
+    apply_game_flags,
+    check_choice,
+    check_output_file,
+    check_range,
+    default_help,
+    finite_float,
+    full_tree,
+    int_arg,
+    print_json,
+    save_policy_or_keep,
+)
 from rebel.config.solve import DEFAULTS, ConfigError, SolveConfig, load_solve_config
 from rebel.search.solve import OFF_PATH_HELP, OFF_PATH_MODES, SOLVER_HELP, SOLVERS, SolveResult, solve
 

@@ -178,8 +178,8 @@ def _resumed(args: argparse.Namespace, allowed: tuple[str, ...], from_yaml_text:
 
 def _run_alphazero(args: argparse.Namespace) -> int:
     """``rebel train`` for an AlphaZero config (or --resume of an AlphaZero run)."""
-    from rebel.train.alphazero_run import AlphaZeroRun
     from rebel.config.alphazero import ConfigError, from_yaml_text, load_alphazero_config, to_yaml
+    from rebel.train.alphazero_run import AlphaZeroRun
     from rebel.train.checkpoint import CheckpointError
     from rebel.train.rundir import RunDirectory, RunDirError
 

@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import Optional
 
-
 from rebel.config import common as shared
 from rebel.config.common import ConfigError, GameSection
 from rebel.games import Game

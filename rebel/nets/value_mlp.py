@@ -18,8 +18,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from rebel.util.atomic_io import atomic_write_bytes
 from rebel.nets.weights_io import payload_from_bytes, weights_from_arrays
+from rebel.util.atomic_io import atomic_write_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
     from rebel._core import Game, MlpValueNet

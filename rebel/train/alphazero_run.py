@@ -24,10 +24,10 @@ from rebel.alphazero.players import NetPlayer, make_player
 from rebel.alphazero.selfplay import Examples, SelfPlaySettings, augment, self_play
 from rebel.alphazero.trainer import AlphaZeroTrainer, TrainerSettings
 from rebel.config.alphazero import AlphaZeroConfig
-from rebel.util.progress import Progress
+from rebel.nets.torch_device import flush_denormals
 from rebel.train.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from rebel.train.rundir import RunDirectory
-from rebel.nets.torch_device import flush_denormals
+from rebel.util.progress import Progress
 
 log = logging.getLogger("rebel.train")
 

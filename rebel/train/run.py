@@ -26,18 +26,23 @@ import torch
 
 from rebel import _core
 from rebel.config.train import TrainConfig, game_of, selfplay_iterations
-from rebel.nets.value_mlp import ValueMLP, export_weights, to_native, weights_to_bytes
 from rebel.nets.precision import native_kernel
-from rebel.util.progress import Progress, progress_callback
+from rebel.nets.torch_device import flush_denormals
+from rebel.nets.value_mlp import ValueMLP, export_weights, to_native, weights_to_bytes
+from rebel.search.selfplay import GenerationPool, SelfPlayLoop
 from rebel.search.solve import solve
 from rebel.train.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from rebel.train.evaluation import (HeldOutSet, check_evaluable, evaluation_steps, search_exploitability,
-                                   search_exploitability_ray)
+from rebel.train.evaluation import (
+    HeldOutSet,
+    check_evaluable,
+    evaluation_steps,
+    search_exploitability,
+    search_exploitability_ray,
+)
 from rebel.train.replay import ReplayBuffer
 from rebel.train.rundir import RunDirectory
-from rebel.search.selfplay import GenerationPool, SelfPlayLoop
-from rebel.nets.torch_device import flush_denormals
 from rebel.train.trainer import Trainer
+from rebel.util.progress import Progress, progress_callback
 
 if TYPE_CHECKING:  # pragma: no cover
     from rebel.distributed.pool import RayGenerationPool
@@ -299,8 +304,8 @@ class Training:
         return self._eval_actors
 
     def _connect_ray(self) -> None:
-        from rebel.distributed.cluster import connect
         from rebel.config.train import ray_cpus_needed
+        from rebel.distributed.cluster import connect
 
         cfg = self.config
         connect(cfg.ray.address, cfg.ray.num_cpus, needed_cpus=ray_cpus_needed(cfg))

@@ -6,8 +6,8 @@ import json
 
 import numpy as np
 import pytest
-
 from conftest import run_cli
+
 from rebel import _core
 
 torch = pytest.importorskip("torch")

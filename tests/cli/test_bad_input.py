@@ -10,7 +10,6 @@ import rebel
 from rebel.games import game_from_config, make
 from rebel.search.solve import solve
 
-
 # -------------------------------------------------------------------------------- games
 
 @pytest.mark.parametrize("config,error,message", [

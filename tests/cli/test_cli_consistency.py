@@ -9,8 +9,8 @@ import pytest
 from conftest import kuhn, liars_dice, run_cli, solved
 
 import rebel
-from rebel.cli import common as cli_common
 from rebel.cli import build_parser, main
+from rebel.cli import common as cli_common
 from rebel.interop.policy_io import load_policy
 
 FAST = {"solve": [], "eval": ["--repeats", "1", "--no-mode-a", "--threads", "1"]}

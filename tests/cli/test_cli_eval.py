@@ -44,8 +44,7 @@ def test_eval_kuhn_oracle_text_report(capsys):
 
 def test_eval_with_exported_mlp_weights(tmp_path, capsys):
     torch = pytest.importorskip("torch")
-    from rebel.nets.value_mlp import ValueMLP
-    from rebel.nets.value_mlp import export_weights
+    from rebel.nets.value_mlp import ValueMLP, export_weights
 
     torch.manual_seed(0)
     game = rebel.make_game("liars_dice", {"num_dice": 1, "num_faces": 3})

@@ -12,7 +12,6 @@ import sys
 import termios
 
 import pytest
-
 from conftest import REPO_ROOT, run_cli
 
 pytest.importorskip("torch")

@@ -25,9 +25,9 @@ import pytest
 import yaml
 from conftest import REPO_ROOT, kuhn, liars_dice, solved
 from helpers.fuzzing import fuzz_settings
+from helpers.mlp_arrays import random_weights
 from hypothesis import assume, given
 from hypothesis import strategies as st
-from helpers.mlp_arrays import random_weights
 
 import rebel
 from rebel.config.common import ConfigError

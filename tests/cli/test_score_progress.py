@@ -92,6 +92,7 @@ def test_score_needs_no_torch(tmp_path):
             "assert main(['eval', '--game', 'kuhn', '--iters', '16', '--repeats', '1', '--threads', '1']) == 0\n")
     import subprocess
     import sys
+
     from conftest import REPO_ROOT
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO_ROOT, timeout=120)
     assert proc.returncode == 0, proc.stderr

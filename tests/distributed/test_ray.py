@@ -204,9 +204,8 @@ def test_ray_evaluation_equals_the_local_one(local_ray, tmp_path):
     import torch
 
     from rebel.distributed.evaluation import evaluate
-    from rebel.nets.value_mlp import ValueMLP
+    from rebel.nets.value_mlp import ValueMLP, export_weights
     from rebel.search.settings import EvalSettings, RaySettings
-    from rebel.nets.value_mlp import export_weights
 
     game = liars_dice(1, 3)
     torch.manual_seed(3)

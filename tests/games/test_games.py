@@ -9,10 +9,8 @@ import pytest
 from conftest import full_tree, kuhn, liars_dice
 
 import rebel
-from rebel.games import (game_config, game_from_config, game_names, hand_label, liars_dice_dice,
-                         liars_dice_hand, make)
+from rebel.games import game_config, game_from_config, game_names, hand_label, liars_dice_dice, liars_dice_hand, make
 from rebel.interop.policy_io import policy_from_json_dict
-
 
 # ----------------------------------------------------------------------------- registry
 

@@ -11,9 +11,18 @@ import pytest
 from conftest import kuhn, liars_dice, solved
 
 import rebel
-from rebel.interop.policy_io import (load_policy, load_policy_json, load_policy_npz, policy_from_arrays,
-                             policy_from_json_dict, policy_to_arrays, policy_to_json_dict, save_policy,
-                             save_policy_json, save_policy_npz)
+from rebel.interop.policy_io import (
+    load_policy,
+    load_policy_json,
+    load_policy_npz,
+    policy_from_arrays,
+    policy_from_json_dict,
+    policy_to_arrays,
+    policy_to_json_dict,
+    save_policy,
+    save_policy_json,
+    save_policy_npz,
+)
 
 GAMES = {"kuhn": kuhn, "1x4f": lambda: liars_dice(1, 4), "2x3f": lambda: liars_dice(2, 3)}
 

@@ -11,8 +11,8 @@ import sys
 
 import numpy as np
 import pytest
-
 from helpers.mlp_arrays import random_parameters
+
 from rebel import _core
 from rebel.nets.weights_io import weights_from_arrays
 

@@ -25,10 +25,9 @@ from rebel import _core
 # absent); the whole-net tests build their nets with torch.
 try:
     import torch
-
-    from rebel.nets.value_mlp import ValueMLP, to_native
-    from rebel.nets.value_mlp import weights_to_bytes
     from helpers.mlp_torch import queries, random_model, reference_forward
+
+    from rebel.nets.value_mlp import ValueMLP, to_native, weights_to_bytes
 except ModuleNotFoundError:  # also the sanitizer jobs' stub
     torch = None
 needs_torch = pytest.mark.skipif(torch is None, reason="torch is not installed (or not loaded, under the sanitizers)")

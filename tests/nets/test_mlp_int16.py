@@ -23,9 +23,9 @@ from rebel import _core
 
 try:
     import torch
+    from helpers.mlp_torch import queries, random_model, reference_forward
 
     from rebel.nets.value_mlp import ValueMLP, to_native, weights_to_bytes
-    from helpers.mlp_torch import queries, random_model, reference_forward
 except ModuleNotFoundError:  # the sanitizer jobs run without torch
     torch = None
 needs_torch = pytest.mark.skipif(torch is None, reason="torch is not installed (or not loaded, under the sanitizers)")

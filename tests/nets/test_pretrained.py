@@ -8,8 +8,8 @@ import json
 import pytest
 
 from rebel import _core
-from rebel.search.evaluate import EvalSettings, evaluate
 from rebel.nets.pretrained import available, get, resolve_net
+from rebel.search.evaluate import EvalSettings, evaluate
 from tests.conftest import run_cli
 
 NETS = available()

@@ -20,9 +20,9 @@ from typing import Any, List, Optional
 import numpy as np
 import pytest
 from helpers.fuzzing import fuzz_settings
+from helpers.mlp_arrays import random_parameters, reference_forward
 from hypothesis import given
 from hypothesis import strategies as st
-from helpers.mlp_arrays import random_parameters, reference_forward
 
 import rebel
 from rebel import _core

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import reference_cfr
 from conftest import PAPER_GAMES, full_tree, kuhn, liars_dice, solved
+from helpers import reference_cfr
 
 import rebel
 from rebel.search.solve import SOLVERS, solve

@@ -145,8 +145,9 @@ def test_net_is_asked_exactly_the_leaves_the_opponent_reaches():
     order, with their normalised beliefs; skipping the others changes nothing (their
     values are scaled by a zero mass)."""
     torch = pytest.importorskip("torch")
-    from rebel.nets.value_mlp import ValueMLP, to_native
     from helpers.reference_cfr import reach
+
+    from rebel.nets.value_mlp import ValueMLP, to_native
 
     torch.manual_seed(3)
     native = to_native(ValueMLP.for_game(LD14), LD14)

@@ -7,11 +7,10 @@
 """
 import numpy as np
 import pytest
+from helpers import reference_cfr
 
 import rebel
 from rebel import _core as core
-
-from helpers import reference_cfr
 
 GAME = rebel.make_game("liars_dice", {"num_dice": 1, "num_faces": 4})
 ITERATIONS, DEPTH = 32, 2

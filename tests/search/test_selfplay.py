@@ -2,7 +2,6 @@
 without exploration, belief propagation, targets and the oracle-labelled variant."""
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 import torch

@@ -7,6 +7,7 @@ import re
 import pytest
 from helpers.scripts import EXPERIMENTS, load
 
+
 def test_full_game_table_reproduces_paper_row(tmp_path, capsys):
     table = load("full_game_table")
     out = tmp_path / "table.json"

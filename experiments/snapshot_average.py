@@ -112,7 +112,7 @@ def heldout_errors(run_dir: Path, nets: Dict[str, bytes]) -> Optional[Dict[str, 
     out = {}
     for name, weights in nets.items():
         net = _core.MlpValueNet(game, weights, precision="fp32")
-        out[name] = heldout.error(lambda x: net.forward(np.ascontiguousarray(x, dtype=np.float32)))
+        out[name] = heldout.error(lambda x, net=net: net.forward(np.ascontiguousarray(x, dtype=np.float32)))
     return out
 
 

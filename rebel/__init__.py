@@ -3,7 +3,6 @@
 The C++ core lives in :mod:`rebel._core`; the Python layer adds policies, the CLI,
 the value-net definition and training.
 """
-from rebel import _core
 from rebel._core import (  # noqa: F401  (re-exported public API)
     Game,
     MccfrSolver,

@@ -63,7 +63,7 @@ def evaluate_sampled_ray(game: _core.Game, settings: Any, weights: Optional[byte
     total: Optional[np.ndarray] = None
     out: dict[str, Any] = {"num_policies": [], "exploitability": [], "br_values": [], "average_policy": None}
     try:
-        for (begin, end), future in zip(ranges, futures):
+        for (_begin, end), future in zip(ranges, futures):
             part = ray.get(future)["sum"]
             total = part.copy() if total is None else total + part
             if progress is not None:

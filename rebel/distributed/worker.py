@@ -111,11 +111,11 @@ class RebelWorker:
         width_q = int(self.game.query_size)
         width_h = int(self.game.num_hands)
         stats = {
-            "steps": sum(l.stats.steps - b for l, b in zip(self._loops, steps_before)),
-            "episodes": sum(l.stats.episodes - b for l, b in zip(self._loops, episodes_before)),
-            "step_seconds": sum(l.stats.step_seconds for l in self._loops),
-            "net_seconds": sum(l.stats.net_seconds for l in self._loops),
-            "loop_seconds": sum(l.stats.loop_seconds for l in self._loops),
+            "steps": sum(loop.stats.steps - b for loop, b in zip(self._loops, steps_before)),
+            "episodes": sum(loop.stats.episodes - b for loop, b in zip(self._loops, episodes_before)),
+            "step_seconds": sum(loop.stats.step_seconds for loop in self._loops),
+            "net_seconds": sum(loop.stats.net_seconds for loop in self._loops),
+            "loop_seconds": sum(loop.stats.loop_seconds for loop in self._loops),
             "wall_seconds": wall,
         }
         payload = {

@@ -271,6 +271,10 @@ def _rebel_bot_class() -> Any:
     return RebelBotImpl
 
 
+#: The bot class (a ``pyspiel.Bot`` subclass); declared only: ``__getattr__`` makes it on first use.
+RebelBot: type
+
+
 def __getattr__(name: str) -> Any:
     if name == "RebelBot":  # the class needs pyspiel, so it is made on first use
         return _rebel_bot_class()

@@ -78,7 +78,7 @@ class HeldOutSet:
                  progress: Optional[Callable[[int], None]] = None) -> "HeldOutSet":
         """Runs ``evaluation.heldout_steps`` oracle-labelled self-play steps (deterministic)."""
         rows, targets = [], []
-        for history, _beliefs, step in heldout_walk(game, config, progress):
+        for _history, _beliefs, step in heldout_walk(game, config, progress):
             rows.append(step.rows)
             targets.append(step.targets)
         q, h = int(game.query_size), int(game.num_hands)

@@ -484,7 +484,8 @@ def test_python_value_net_outputs_are_checked(kinds, game):
     values = np.concatenate([solver.root_values(0), solver.root_values(1)])
     assert np.all(np.isfinite(values))
     # The values used are exactly what the callable returned: replay with a plain float64 net.
+    replayed = iter(kinds)
     reference = rebel.SubgameSolver(game, tree, net=_core.PythonValueNet(
-        game, lambda q, it=iter(kinds): np.asarray(make_output(next(it), q, H), dtype=np.float64)))
+        game, lambda q: np.asarray(make_output(next(replayed), q, H), dtype=np.float64)))
     reference.run(len(kinds))
     np.testing.assert_array_equal(values, np.concatenate([reference.root_values(0), reference.root_values(1)]))

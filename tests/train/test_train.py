@@ -63,7 +63,7 @@ def test_replay_buffer_state_round_trip_and_thread_safe_adds():
     buf = ReplayBuffer(capacity=1000, row_size=3, target_size=2, lookahead=0)
 
     def add(k):
-        for i in range(100):
+        for _ in range(100):
             buf.add(np.full((2, 3), k, np.float32), np.full((2, 2), k, np.float32))
 
     threads = [threading.Thread(target=add, args=(k,)) for k in range(4)]

@@ -48,7 +48,8 @@ def peaks(seconds: float = 0.3, bursts: int = 5) -> Dict[str, Any]:
             rates[kind] = max(rates.get(kind, 0.0), rate)
     ghz = max(clocks)
     out: Dict[str, Any] = {"clock_ghz_measured": ghz, "clock_ghz_nominal": nominal_clock_ghz(),
-                           "probe": f"best of {bursts} bursts of {burst:.3g} s per instruction, each after a clock burst"}
+                           "probe": f"best of {bursts} bursts of {burst:.3g} s per instruction, "
+                                    "each after a clock burst"}
     for kind, measured in rates.items():
         flops = FLOPS_PER_INSTRUCTION[kind]
         per_cycle = measured / ghz / flops

@@ -65,7 +65,8 @@ def main() -> None:
     m, n, k = (int(x) for x in args.board.split(","))
     torch.manual_seed(0)
     net = PolicyValueNet(m, n, channels=args.channels, blocks=args.blocks).eval()
-    choices = [("torch", "fp32"), ("native", "fp32")] + ([("native", "bf16")] if _core.mlp_supported_bf16_isas() else [])
+    choices = [("torch", "fp32"),
+               ("native", "fp32")] + ([("native", "bf16")] if _core.mlp_supported_bf16_isas() else [])
     rows = []
     for threads in (int(t) for t in args.threads.split(",")):
         torch.set_num_threads(threads)

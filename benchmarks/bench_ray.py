@@ -178,8 +178,9 @@ def main() -> None:
                          args.epochs)
     ray.shutdown()
     cluster.shutdown()
-    one = scaling.get("1x4f") or {"rate_per_loop": base / 2,
-                                  "train_seconds_per_epoch": overhead["threads 2"]["runs"][0]["train_seconds_per_epoch"]}
+    one = scaling.get("1x4f") or {
+        "rate_per_loop": base / 2,
+        "train_seconds_per_epoch": overhead["threads 2"]["runs"][0]["train_seconds_per_epoch"]}
     predicted = model(one["rate_per_loop"], one["train_seconds_per_epoch"], sizes["1x4f"], costs, 1)
     report = {
         "benchmark": "ray",
@@ -221,9 +222,11 @@ def markdown(report: dict[str, Any]) -> str:
               "|---|---|---|" + "---|" * len(MACHINES)]
     for game, g in report["scaling_model"].items():
         cells = [f"{p['examples_per_s']:,.0f} ({p['efficiency']:.2f}, {p['bound']})" for p in g["predicted"]]
-        lines.append(f"| {game} | {g['rate_per_loop']:.0f} | {g['train_seconds_per_epoch']:.2f} | " + " | ".join(cells) + " |")
+        lines.append(f"| {game} | {g['rate_per_loop']:.0f} | {g['train_seconds_per_epoch']:.2f} | "
+                     + " | ".join(cells) + " |")
     m = report["multi_raylet_check"]
-    lines += ["", f"Multi-raylet check (two raylets of one CPU): measured {m['measured_examples_per_s']:.0f} examples/s, "
+    lines += ["",
+              f"Multi-raylet check (two raylets of one CPU): measured {m['measured_examples_per_s']:.0f} examples/s, "
                   f"model {m['predicted_examples_per_s']:.0f} (ratio {m['measured_over_predicted']:.2f})."]
     return "\n".join(lines) + "\n"
 

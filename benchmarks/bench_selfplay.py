@@ -131,11 +131,13 @@ def main() -> None:
              for threads in (1, 2) for with_trainer in (False, True) for p in args.precisions]
     by = {(c["threads"], c["with_trainer"]): c for c in cases if c["precision"] == args.precisions[0]}
     def rate(t: int, w: bool, p: str) -> float:
-        return next(c["subgames_per_s"] for c in cases if (c["threads"], c["with_trainer"], c["precision"]) == (t, w, p))
+        return next(c["subgames_per_s"] for c in cases
+                    if (c["threads"], c["with_trainer"], c["precision"]) == (t, w, p))
 
     speedups = [{"threads": t, "with_trainer": w,
                  **{f"{p}_over_fp32": rate(t, w, p) / rate(t, w, "fp32") for p in args.precisions if p != "fp32"}}
-                for t in (1, 2) for w in (False, True)] if "fp32" in args.precisions and len(args.precisions) > 1 else []
+                for t in (1, 2) for w in (False, True)] \
+        if "fp32" in args.precisions and len(args.precisions) > 1 else []
     per_thread_goal = GOAL_PER_THREAD_FACTOR * BASELINE["subgames_per_s_1_thread"]
     report = {
         "benchmark": "selfplay",
@@ -148,7 +150,8 @@ def main() -> None:
         "speedup_over_fp32": speedups,
         "baseline_original_rebel": BASELINE,
         "baseline_precision": args.precisions[0],
-        "speedup_vs_baseline_1_thread_with_trainer": by[(1, True)]["subgames_per_s"] / BASELINE["subgames_per_s_1_thread"],
+        "speedup_vs_baseline_1_thread_with_trainer":
+            by[(1, True)]["subgames_per_s"] / BASELINE["subgames_per_s_1_thread"],
         "speedup_vs_baseline_2_threads_with_trainer":
             by[(2, True)]["subgames_per_s"] / BASELINE["subgames_per_s_2_threads"],
         "goal_subgames_per_s_per_thread": per_thread_goal,

@@ -224,7 +224,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--out", help="the run / results folder (default experiments/results/CONFIG)")
     parser.add_argument("--opponents", default="mcts:1000", help="comma-separated players (default mcts:1000)")
     parser.add_argument("--games", type=int, default=100, help="games per opponent in the final match (default 100)")
-    parser.add_argument("--simulations", type=int, default=400, help="the net's MCTS simulations per move (default 400)")
+    parser.add_argument("--simulations", type=int, default=400,
+                        help="the net's MCTS simulations per move (default 400)")
     parser.add_argument("--target", type=float, default=0.9, help="the score asked for (default 0.9)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="config overrides for a new run (repeatable)")
@@ -253,13 +254,15 @@ def main(argv: Optional[List[str]] = None) -> int:
         if not opponents:
             raise Refused("--opponents: name at least one player")
         name = Path(config).stem
-        run_dir = Path(args.out) if args.out else ROOT / "experiments" / "results" / (name + ("-quick" if args.quick else ""))
+        run_dir = (Path(args.out) if args.out
+                   else ROOT / "experiments" / "results" / (name + ("-quick" if args.quick else "")))
         check_opponents(config, run_dir, overrides, opponents)
         train(config, run_dir, overrides, progress=not args.no_progress)
         matches = final_match(run_dir, opponents, args.games, args.simulations, args.rematch)
         result = summary(run_dir, matches, opponents, args.games, args.simulations, args.target)
         result["figure"] = shown(run_dir / "curve.png") if plot_curve(run_dir, result, run_dir / "curve.png") else None
-        result["command"] = "python experiments/alphazero_mnk.py " + " ".join(argv if argv is not None else sys.argv[1:])
+        result["command"] = ("python experiments/alphazero_mnk.py "
+                             + " ".join(argv if argv is not None else sys.argv[1:]))
         (run_dir / "summary.json").write_text(json.dumps(result, indent=2) + "\n")
         print(json.dumps(result, indent=2))
         return 0

@@ -59,7 +59,8 @@ def reach_under(tree: _core.PublicTree, policy: np.ndarray, p: int, root_reach: 
 
 def moves(tree: _core.PublicTree) -> list[int]:
     """Every node that is some decision node's child (the rows a policy is defined on)."""
-    return [c for s in tree.decision_nodes for c in range(tree.first_child[s], tree.first_child[s] + tree.num_children[s])]
+    return [c for s in tree.decision_nodes for c in range(tree.first_child[s],
+                                                          tree.first_child[s] + tree.num_children[s])]
 
 
 class FullTreeTools:
@@ -214,7 +215,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="half-iterations T of the root CFR-D (one row each)")
     p.add_argument("--leaf-iters", type=int, default=1024,
                    help="half-iterations of every continuation solve below a pseudo-leaf")
-    p.add_argument("--oracle-iters", type=int, default=None, help="half-iterations of every oracle solve (default: --leaf-iters)")
+    p.add_argument("--oracle-iters", type=int, default=None,
+                   help="half-iterations of every oracle solve (default: --leaf-iters)")
     p.add_argument("--oracle-solver", choices=("lcfr", "dcfr", "cfr+"), default="lcfr")
     p.add_argument("--oracle-values", choices=("root_mean", "best_response"), default="root_mean")
     p.add_argument("--root-solver", choices=tuple(ITERATE_WEIGHT_POWER), default="lcfr",

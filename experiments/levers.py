@@ -214,7 +214,8 @@ def finished_results(out: Path, names: List[str]) -> List[Dict[str, Any]]:
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--config", default="liars_dice_1x4f_paper",
-                        help="base config (a file or a name in configs/); the variants change it from the paper's settings")
+                        help="base config (a file or a name in configs/); "
+                             "the variants change it from the paper's settings")
     parser.add_argument("--variants", default="paper-fp32,paper-bf16,bf16-r16,bf16-r16-ema",
                         help=f"comma-separated, from: {', '.join(VARIANTS)}")
     parser.add_argument("--budget-minutes", type=float, default=10.0, help="training wall time per variant")

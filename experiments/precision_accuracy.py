@@ -98,7 +98,8 @@ def main(argv: "List[str] | None" = None) -> int:
                                                                                   bf["max"] - bf["min"])
     report["mode_b"]["same_seed_differences"] = [b["exploitability"] - f["exploitability"]
                                                  for f, b in zip(fp["runs"], bf["runs"])]
-    report["command"] = "python experiments/precision_accuracy.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    report["command"] = ("python experiments/precision_accuracy.py "
+                         + " ".join(argv if argv is not None else sys.argv[1:]))
     emit_report(report, args.out)
     return 0
 

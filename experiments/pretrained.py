@@ -9,7 +9,8 @@ recomputes.
 
     python experiments/pretrained.py kuhn experiments/results/pretrained/kuhn --config kuhn --command "rebel train kuhn"
     python experiments/pretrained.py 1x4f experiments/results/table2/1x4f-cfr --config liars_dice_1x4f \\
-        --command "python experiments/table2.py --cells 1x4f-cfr" --eval-json experiments/results/table2/1x4f-cfr/eval.json
+        --command "python experiments/table2.py --cells 1x4f-cfr" \\
+        --eval-json experiments/results/table2/1x4f-cfr/eval.json
 """
 from __future__ import annotations
 
@@ -45,7 +46,8 @@ def main() -> int:
     parser.add_argument("name", help="the name users give as --net pretrained:NAME")
     parser.add_argument("run_dir", type=Path, help="a finished `rebel train` run directory")
     parser.add_argument("--command", required=True, help="the command that reproduces the run")
-    parser.add_argument("--config", required=True, help="the training config and its overrides, as given to rebel train")
+    parser.add_argument("--config", required=True,
+                        help="the training config and its overrides, as given to rebel train")
     parser.add_argument("--repeats", type=int, default=1024, help="N of the listed exploitability")
     parser.add_argument("--eval-json", type=Path, help="take the listed exploitability from this evaluation file")
     args = parser.parse_args()

@@ -98,7 +98,8 @@ def main() -> int:
 
     def limit(net: _core.ValueNet) -> dict[str, Any]:
         start = time.perf_counter()
-        result = _core.PerfectInfoSearch(game, net, s.solver, s.depth, s.iterations, off_path=s.off_path).evaluate(threads=2)
+        result = _core.PerfectInfoSearch(game, net, s.solver, s.depth, s.iterations,
+                                         off_path=s.off_path).evaluate(threads=2)
         return {"exploitability": result["exploitability"], "br_values": list(result["br_values"]),
                 "seconds": time.perf_counter() - start}
 

@@ -277,7 +277,8 @@ def fit_bound(deltas: Iterable[float], iters: Iterable[int], values: Iterable[fl
               for di, ti, yi, fi, ri in zip(d, t, y, fitted, relative) if abs(ri) > FIT_TOLERANCE]
     return {
         "a": float(theta[0]), "b": float(theta[1]), "c": float(theta[2]) if with_constant else 0.0,
-        "delta_power": delta_power, "t_power": t_power, "r2_log": r2, "rms_relative_residual": float(np.sqrt(np.mean(relative ** 2))),
+        "delta_power": delta_power, "t_power": t_power, "r2_log": r2,
+        "rms_relative_residual": float(np.sqrt(np.mean(relative ** 2))),
         "max_relative_residual": float(np.max(np.abs(relative))),
         "cells": [{"delta": float(di), "T": int(ti), "measured": float(yi), "fitted": float(fi),
                    "relative": float(ri)} for di, ti, yi, fi, ri in zip(d, t, y, fitted, relative)],
@@ -361,7 +362,8 @@ class CellCache:
 
 def _tasks(settings: Settings) -> list[tuple[str, Any]]:
     """(cache key, task) of every run: full-protocol runs first (they are the longest)."""
-    full = [(json.dumps(["full", kind, delta]), ("full", (kind, delta))) for kind, delta in settings.full_protocol_cells()]
+    full = [(json.dumps(["full", kind, delta]),
+             ("full", (kind, delta))) for kind, delta in settings.full_protocol_cells()]
     cells = [(json.dumps(["cell", asdict(cell)]), ("cell", cell)) for cell in settings.cells()]
     return full + cells
 

@@ -189,7 +189,8 @@ def stronger_evaluations(run_dir: Path) -> List[Dict[str, Any]]:
     if old.is_file():
         protocol = read_json(old, "evaluation").get("protocol") or {}
         if not all(k in protocol for k in ("solver", "iterations", "depth")):
-            raise Refused(f"{old}: corrupt evaluation (no search protocol); move it away or pass --force {run_dir.name}")
+            raise Refused(f"{old}: corrupt evaluation (no search protocol); "
+                          f"move it away or pass --force {run_dir.name}")
         os.replace(old, stronger_path(run_dir, protocol))
     return [read_json(p, "evaluation") for p in sorted(run_dir.glob("eval_*_T*_d*.json"))
             if not p.name.endswith(".partial.json")]
@@ -750,7 +751,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                              "dcfr:512:2,lcfr:256:4; 'none' skips them)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
                         help="a training override for the cells trained or resumed now, e.g. trainer.device=cuda "
-                             "or selfplay.threads=8, or run.max_minutes=100 to end the cell's training there, which the table "
+                             "or selfplay.threads=8, or run.max_minutes=100 to end the cell's training there, "
+                             "which the table "
                              "notes (repeatable; after the plan's settings, so it wins; recorded in each run's "
                              "config.yaml, whose budget a resume keeps)")
     parser.add_argument("--reevaluate", action="append", default=[], metavar="CELL",
@@ -802,11 +804,13 @@ def main(argv: Optional[List[str]] = None) -> int:
             if cell not in rows and (out / cell / "eval.json").is_file() and trained(out / cell):
                 rows[cell] = cell_row(cell, out / cell, evaluate_cell(cell, out / cell, plan, args.threads, False),
                                       plan_minutes(plan, cell))
-        all_refs = read_json(out / "references.json", "references")["games"] if (out / "references.json").is_file() else {}
+        all_refs = read_json(out / "references.json",
+                             "references")["games"] if (out / "references.json").is_file() else {}
         ordered = {c: rows[c] for c in cell_names(plan) if c in rows}
         # The stronger searches the table's rows were evaluated with (cached rows keep theirs,
         # even when this invocation skips them with --stronger none).
-        _write_json(out / "table2.json", {"format": FORMAT, "protocol": {"depth": plan.depth, "iterations": plan.iterations,
+        _write_json(out / "table2.json",
+                    {"format": FORMAT, "protocol": {"depth": plan.depth, "iterations": plan.iterations,
                                                                          "repeats": plan.repeats, "seeds": plan.seeds,
                                                                          "precision": plan.precision,
                                                                          "stronger_searches":

@@ -93,7 +93,8 @@ def training_clock(run_dir: Path) -> Dict[int, Dict[str, float]]:
     clock = {0: {"training_seconds": 0.0, "examples_generated": 0}}
     for r in read_metrics(run_dir):
         if r.get("kind") is None and "training_seconds" in r:
-            clock[r["epoch"]] = {"training_seconds": r["training_seconds"], "examples_generated": r["examples_generated"]}
+            clock[r["epoch"]] = {"training_seconds": r["training_seconds"],
+                                 "examples_generated": r["examples_generated"]}
     return clock
 
 
@@ -161,9 +162,11 @@ def summary_table(out: Path) -> str:
     for path in sorted(out.glob("*/time_to_target.json")):
         s = json.loads(path.read_text())
         r = s.get("reached")
-        reached = (f"**{r['training_minutes']:.1f}** (epoch {r['epoch']}) | {r['examples_generated']:,} | {r['mean']:.4f}"
+        reached = (f"**{r['training_minutes']:.1f}** (epoch {r['epoch']}) | {r['examples_generated']:,} | "
+                   f"{r['mean']:.4f}"
                    if r else f"not reached in {s['trained_minutes']:.1f} | | ")
-        lines.append(f"| {s['name']} | {s.get('run') or s['config']} | {' '.join(s['overrides']) or '-'} | {s['target']} | "
+        lines.append(f"| {s['name']} | {s.get('run') or s['config']} | {' '.join(s['overrides']) or '-'} | "
+                     f"{s['target']} | "
                      f"{reached} | "
                      f"{s['snapshot_every']} epochs | {s['trained_minutes']:.1f} min |")
     return "\n".join(lines) + "\n"
@@ -238,7 +241,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         if key == "minutes" and key in state and value > state[key]:
             continue  # a longer run: the training is extended, the evaluations kept
         if key in state and state[key] != value:
-            return refuse(f"{run_dir} was measured with {key}={state[key]!r}, not {value!r}; pass --force to start again")
+            return refuse(f"{run_dir} was measured with {key}={state[key]!r}, not {value!r}; "
+                          "pass --force to start again")
     state.update(identity)
     state.update(protocol)
     if args.from_run is None:

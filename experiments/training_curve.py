@@ -34,7 +34,8 @@ def table(evals: list[dict[str, Any]]) -> str:
     for r in evals:
         lines.append(f"| {r['wall_seconds'] / 60:.1f} | {r['epoch']} | {r['examples_generated']:,} | "
                      f"{r['exploitability']:.4f} | {r.get('heldout_mae', float('nan')):.4f} | "
-                     f"{r.get('heldout_weighted_mae', float('nan')):.4f} | {r.get('heldout_delta_mean', float('nan')):.4f} |")
+                     f"{r.get('heldout_weighted_mae', float('nan')):.4f} | "
+                     f"{r.get('heldout_delta_mean', float('nan')):.4f} |")
     return "\n".join(lines)
 
 

@@ -43,7 +43,8 @@ def solved(game: rebel.Game, solver: str, iterations: int, optimistic: bool = Fa
 def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     """Runs ``python -m rebel ARGS`` in a subprocess using this checkout's package."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT)]
+                                        + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     return subprocess.run([sys.executable, "-m", "rebel", *args], capture_output=True, text=True,
                           timeout=timeout, env=env, cwd=REPO_ROOT)
 

@@ -213,4 +213,5 @@ def make_player(spec: str, m: int, n: int, k: int, seed: int = 0, inference: str
         except ValueError:
             raise ValueError(f"{spec!r}: expected rebel:PATH[:ITERS] with ITERS an integer") from None
         return ReBeLPlayer(path, m, n, k, iterations, seed=seed)
-    raise ValueError(f"unknown player {spec!r}: expected net:PATH[:SIMS], rebel:PATH[:ITERS], mcts:N, perfect or random")
+    raise ValueError(f"unknown player {spec!r}: "
+                     "expected net:PATH[:SIMS], rebel:PATH[:ITERS], mcts:N, perfect or random")

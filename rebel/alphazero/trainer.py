@@ -72,7 +72,8 @@ class AlphaZeroTrainer:
         for _ in range(steps):
             idx = rng.integers(0, n, size=min(self.settings.batch_size, n))
             p_loss, v_loss = losses(net, torch.from_numpy(planes[idx]).to(device),
-                                    torch.from_numpy(policies[idx]).to(device), torch.from_numpy(values[idx]).to(device))
+                                    torch.from_numpy(policies[idx]).to(device),
+                                    torch.from_numpy(values[idx]).to(device))
             self.optimizer.zero_grad(set_to_none=True)
             (p_loss + v_loss).backward()
             self.optimizer.step()

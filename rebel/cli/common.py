@@ -63,7 +63,8 @@ def default_help(text: str, key: str, defaults: Mapping[str, Any]) -> str:
     """``text`` followed by its config key and default, e.g. ``(solver.iterations; default 1024)``."""
     section, name = key.split(".")
     value = defaults[section][name]
-    shown = {True: "on", False: "off", None: "none"}.get(value, value) if isinstance(value, (bool, type(None))) else value
+    shown = {True: "on", False: "off", None: "none"}.get(value, value) \
+        if isinstance(value, (bool, type(None))) else value
     return f"{text} ({key}; default {shown})"
 
 
@@ -145,8 +146,9 @@ GAME_FLAGS = (("--dice", "dice", "num_dice"), ("--faces", "faces", "num_faces"),
 
 
 def apply_game_flags(game_section: Any, args: argparse.Namespace) -> None:
-    """Applies the game flags (--dice, --faces, --m, --n, --k) to the resolved game section (after --game and the config),
-    refusing a flag the game does not take, then checks the game by building it."""
+    """Applies the game flags (--dice, --faces, --m, --n, --k) to the resolved game section
+    (after --game and the config), refusing a flag the game does not take, then checks the
+    game by building it."""
     from rebel.config.common import ConfigError
     from rebel.games import game_param_defaults
 

@@ -71,7 +71,8 @@ def register(subparsers: Any) -> None:
     s.add_argument("--solver", choices=SOLVERS, help=default_help(
         "subgame and full-game solver; " + "; ".join(f"{k}: {v}" for k, v in SOLVER_HELP.items()),
         "search.solver", DEFAULTS))
-    s.add_argument("--depth", type=int_arg, metavar="N", help=default_help("actions per subgame", "search.depth", DEFAULTS))
+    s.add_argument("--depth", type=int_arg, metavar="N",
+                   help=default_help("actions per subgame", "search.depth", DEFAULTS))
     s.add_argument("--iters", "--iterations", dest="iters", type=int_arg, metavar="N", help=default_help(
         "half-iterations per subgame and for the full-game baseline", "search.iterations", DEFAULTS))
     s.add_argument("--repeats", type=int_arg, metavar="N",

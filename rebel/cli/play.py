@@ -40,8 +40,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--n", type=int_arg, metavar="N", help="m,n,k game: columns (default 3)")
     p.add_argument("--k", type=int_arg, metavar="K", help="m,n,k game: stones in a row to win (default 3)")
     p.add_argument("--bot", metavar="PLAYER",
-                   help="m,n,k game: the bot, net:PATH[:SIMS], rebel:PATH[:ITERS], mcts:N, perfect or random (default perfect up "
-                        "to 16 cells, mcts:2000 on larger boards)")
+                   help="m,n,k game: the bot, net:PATH[:SIMS], rebel:PATH[:ITERS], mcts:N, perfect or random "
+                        "(default perfect up to 16 cells, mcts:2000 on larger boards)")
     p.add_argument("--net", default="oracle", metavar="NET",
                    help=f"the bot's value net: {NETS} (default oracle: exact leaf values, small games)")
     p.add_argument("--seat", choices=("0", "1", "random"), default="random",

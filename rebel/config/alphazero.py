@@ -125,12 +125,14 @@ def check(config: AlphaZeroConfig) -> None:
                 ("replay.capacity", config.replay.capacity), ("trainer.batch_size", config.trainer.batch_size),
                 ("trainer.steps_per_epoch", config.trainer.steps_per_epoch), ("run.epochs", config.run.epochs),
                 ("run.checkpoint_every", config.run.checkpoint_every), ("run.threads", config.run.threads),
-                ("evaluation.games", config.evaluation.games), ("evaluation.simulations", config.evaluation.simulations)]
+                ("evaluation.games", config.evaluation.games),
+                ("evaluation.simulations", config.evaluation.simulations)]
     for key, value in positive:
         if value < 1:
             raise ConfigError(f"{key} must be >= 1, got {value}")
     non_negative = [("model.blocks", config.model.blocks), ("mcts.temperature_moves", config.mcts.temperature_moves),
-                    ("evaluation.every", config.evaluation.every), ("trainer.weight_decay", config.trainer.weight_decay)]
+                    ("evaluation.every", config.evaluation.every),
+                    ("trainer.weight_decay", config.trainer.weight_decay)]
     for key, value in non_negative:
         if value < 0:
             raise ConfigError(f"{key} must be >= 0, got {value}")
@@ -146,7 +148,8 @@ def check(config: AlphaZeroConfig) -> None:
     if config.mcts.precision not in ("auto", "fp32", "bf16"):
         raise ConfigError(f"mcts.precision must be auto, fp32 or bf16, got {config.mcts.precision!r}")
     if config.mcts.inference == "native" and config.mcts.precision == "bf16" and not _core.mlp_supported_bf16_isas():
-        raise ConfigError("mcts.precision=bf16: this CPU has no bf16 kernel (AMX-BF16 or AVX512_BF16); use auto or fp32")
+        raise ConfigError("mcts.precision=bf16: this CPU has no bf16 kernel (AMX-BF16 or AVX512_BF16); "
+                          "use auto or fp32")
     if config.run.max_minutes is not None and not config.run.max_minutes > 0:
         raise ConfigError(f"run.max_minutes must be > 0, got {config.run.max_minutes}")
     for spec in config.evaluation.opponents:

@@ -19,7 +19,8 @@ from omegaconf.errors import ConfigKeyError, OmegaConfBaseException
 
 from rebel.games import Game, game_from_config, game_param_defaults
 
-__all__ = ["ConfigError", "GameSection", "OutputSection", "yaml_layer", "dotlist_layer", "merge_layers", "load_config", "valid_keys"]
+__all__ = ["ConfigError", "GameSection", "OutputSection", "yaml_layer", "dotlist_layer", "merge_layers", "load_config",
+           "valid_keys"]
 
 T = TypeVar("T")
 

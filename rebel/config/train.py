@@ -103,7 +103,8 @@ class EvaluationSection:
     heldout_seed: int = 12345
     final: bool = True               # evaluate once more at the end of the run
     references: bool = True          # zero net and full-game solver, once per run
-    backend: str = "threads"         # threads, or ray: mode (b)'s sampled policies split across the ray section's actors
+    backend: str = "threads"         # threads, or ray: mode (b)'s sampled policies split across the ray
+    #                                  section's actors
     precision: str = EVAL_PRECISION  # the net's arithmetic in mode (b) (fp32: the number does not depend on the CPU)
 
 
@@ -165,7 +166,8 @@ def check(config: TrainConfig) -> None:
         (0.0 <= s.epsilon <= 1.0, f"search.epsilon must lie in [0, 1], got {s.epsilon}"),
         (s.iteration_sampling in ("linear", "uniform"),
          f"search.iteration_sampling must be 'linear' or 'uniform', got {s.iteration_sampling!r}"),
-        (s.off_path in OFF_PATH_MODES, f"search.off_path must be one of {', '.join(OFF_PATH_MODES)}, got {s.off_path!r}"),
+        (s.off_path in OFF_PATH_MODES,
+         f"search.off_path must be one of {', '.join(OFF_PATH_MODES)}, got {s.off_path!r}"),
         (s.precision in PRECISIONS, f"search.precision must be one of {', '.join(PRECISIONS)}, got {s.precision!r}"),
         (1 <= config.selfplay.threads <= 256, f"selfplay.threads must be in [1, 256], got {config.selfplay.threads}"),
         (config.selfplay.seed >= 0, f"selfplay.seed must be >= 0, got {config.selfplay.seed}"),

@@ -81,7 +81,8 @@ def evaluate_sampled_ray(game: _core.Game, settings: Any, weights: Optional[byte
     return out
 
 
-def evaluate(game: _core.Game, settings: EvalSettings, ray_settings: Optional[RaySettings] = None, progress: bool = False,
+def evaluate(game: _core.Game, settings: EvalSettings, ray_settings: Optional[RaySettings] = None,
+             progress: bool = False,
              on_phase: Optional[Callable[[str, int, int], None]] = None) -> dict[str, Any]:
     """:func:`rebel.search.evaluate.evaluate` with ``settings.backend`` honoured: with ``ray``
     mode (b)'s samples are split across ``ray_settings.workers`` Ray actors

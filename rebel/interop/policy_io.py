@@ -345,7 +345,8 @@ def load_policy_npz(path: PathLike, expected_game: Game | None = None) -> Loaded
         with np.load(io.BytesIO(raw), allow_pickle=False) as npz:
             arrays = {k: npz[k] for k in npz.files}
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError) as e:  # zlib: corrupt members
-        raise ValueError(f"{source}: not a readable .npz archive, the file may be truncated or corrupted ({e})") from None
+        raise ValueError(f"{source}: not a readable .npz archive, "
+                         f"the file may be truncated or corrupted ({e})") from None
     return policy_from_arrays(arrays, expected_game, source)
 
 

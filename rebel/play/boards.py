@@ -36,7 +36,8 @@ def parse_move(board: "_core.MnkBoard", text: str) -> tuple[Optional[int], str]:
     else:
         cell = board.parse_cell(text)
         if cell < 0:
-            return None, f"{text!r} is not a cell of this board (columns a..{chr(ord('a') + board.n - 1)}, rows 1..{board.m})"
+            return None, (f"{text!r} is not a cell of this board "
+                          f"(columns a..{chr(ord('a') + board.n - 1)}, rows 1..{board.m})")
     if not board.legal(cell):
         return None, f"{board.cell_name(cell)} is already occupied"
     return cell, ""

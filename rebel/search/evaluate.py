@@ -52,7 +52,8 @@ def _base_value_net(game: _core.Game, settings: EvalSettings, weights: Optional[
                                off_path=settings.off_path)
     path = resolve_net(settings.net)  # pretrained:NAME -> its file
     if not os.path.isfile(path):
-        raise ValueError(f"--net must be 'zero', 'oracle', pretrained:NAME or a weights file; {settings.net!r} is not a file")
+        raise ValueError(f"--net must be 'zero', 'oracle', pretrained:NAME or a weights file; "
+                         f"{settings.net!r} is not a file")
     # Exported MLP weights (docs/weights_format.md); the file is validated on load.
     return _core.MlpValueNet(game, path, precision=settings.precision)
 

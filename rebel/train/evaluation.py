@@ -96,7 +96,8 @@ class HeldOutSet:
         H = self.targets.shape[1]
         queried = self.rows[:, 1].astype(int)
         first = self.rows.shape[1] - 2 * H  # beliefs of player 0, then of player 1
-        own = np.where(queried[:, None] == 0, self.rows[:, first:first + H], self.rows[:, first + H:]).astype(np.float64)
+        own = np.where(queried[:, None] == 0, self.rows[:, first:first + H],
+                       self.rows[:, first + H:]).astype(np.float64)
         own /= own.sum(axis=1, keepdims=True)
         return {"heldout_mae": float(err.mean()), "heldout_weighted_mae": float((own * err).sum(axis=1).mean()),
                 "heldout_delta_mean": float(err.max(axis=1).mean()), "heldout_delta_max": float(err.max())}

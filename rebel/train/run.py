@@ -193,7 +193,8 @@ class Training:
                 self.evaluation_seconds = self._evaluation_seconds_from_metrics(self.trainer.epoch)
         except (KeyError, ValueError, TypeError, RuntimeError) as e:
             raise CheckpointError(f"{self.run_dir.file(RunDirectory.CHECKPOINT)} does not fit this run: {e}") from None
-        if self.generated != (self.trainer.epoch + 1) * self.G and not (self.trainer.epoch == 0 and self.generated == 0):
+        if self.generated != (self.trainer.epoch + 1) * self.G \
+                and not (self.trainer.epoch == 0 and self.generated == 0):
             raise CheckpointError(f"checkpoint counters do not fit the schedule (epoch {self.trainer.epoch}, "
                                   f"{self.generated} examples generated, {self.G} per epoch)")
         self.pool.install_weights(weights_to_bytes(self.trainer.inference_model()))
@@ -234,7 +235,8 @@ class Training:
                 self.heldout = HeldOutSet(*cached)
             else:
                 start = time.perf_counter()
-                log.info("labelling the held-out set: %d self-play steps solved to the end of the game", e.heldout_steps)
+                log.info("labelling the held-out set: %d self-play steps solved to the end of the game",
+                         e.heldout_steps)
                 with self._phase("held-out set", e.heldout_steps) as bar:
                     self.heldout = HeldOutSet.generate(self.game, self.config, progress=progress_callback(bar))
                 self.run_dir.save_heldout(self.heldout.rows, self.heldout.targets)
@@ -256,7 +258,8 @@ class Training:
                 zero = search_exploitability(self.game, _core.ZeroNet(self.game), self.config, progress=report)
         refs = {"full_game_solver": full_solver, "full_game_exploitability": full.exploitability,
                 "zero_net_exploitability": zero["exploitability"]}
-        log.info("references: full-game %s %.6f, zero net %.6f", full_solver, full.exploitability, zero["exploitability"])
+        log.info("references: full-game %s %.6f, zero net %.6f", full_solver, full.exploitability,
+                 zero["exploitability"])
         return refs
 
     def evaluate(self) -> dict[str, Any]:
@@ -449,7 +452,8 @@ class Training:
     def _finish(self, elapsed: float) -> dict[str, Any]:
         cfg = self.config
         training = elapsed - self.evaluation_seconds  # the final evaluation below is not training
-        if cfg.evaluation.final and (self.last_evaluation is None or self.last_evaluation["epoch"] != self.trainer.epoch):
+        if cfg.evaluation.final and (self.last_evaluation is None
+                                     or self.last_evaluation["epoch"] != self.trainer.epoch):
             self.last_evaluation = {"epoch": self.trainer.epoch, **self.evaluate()}
         if self.snapshot is not None:
             self.snapshot.last_evaluation = self.last_evaluation

@@ -268,7 +268,8 @@ def test_play_board_bad_input_exit_2():
     for args, message in [(["--game", "mnk", "--bot", "alphago"], "unknown player 'alphago'"),
                           (["--game", "kuhn", "--bot", "perfect"], "--bot is for m,n,k games"),
                           (["--game", "mnk", "--m", "3", "--k", "5"], "k must be <= max(m, n)"),
-                          (["--game", "mnk", "--bot", "perfect", "--m", "9", "--n", "9", "--k", "5"], "at most 64 cells")]:
+                          (["--game", "mnk", "--bot", "perfect", "--m", "9", "--n", "9", "--k", "5"],
+                           "at most 64 cells")]:
         r = _play(args, "")
         assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr, (args, r.stderr)
 

@@ -75,7 +75,8 @@ def reference(layers: dict, planes: np.ndarray, m: int, n: int, bf16: bool = Fal
     rounded to bf16 first, as the bf16 kernels do."""
     if bf16:
         def rnd(a):
-            return _core.bf16_round(np.ascontiguousarray(a, dtype=np.float32).ravel()).reshape(a.shape).astype(np.float64)
+            rounded = _core.bf16_round(np.ascontiguousarray(a, dtype=np.float32).ravel())
+            return rounded.reshape(a.shape).astype(np.float64)
     else:
         def rnd(a):
             return a.astype(np.float64)

@@ -14,7 +14,8 @@ from rebel.search.solve import solve
 
 @pytest.mark.parametrize("config,error,message", [
     ({"name": "chess"}, ValueError, "unknown game 'chess'; known games: kuhn, liars_dice"),
-    ({"name": "liars_dice", "num_sides": 3}, ValueError, "no parameter\\(s\\) 'num_sides'; accepted: num_dice, num_faces"),
+    ({"name": "liars_dice", "num_sides": 3}, ValueError,
+     "no parameter\\(s\\) 'num_sides'; accepted: num_dice, num_faces"),
     ({"name": "kuhn", "num_dice": 1, "bet": 2}, ValueError, "'bet', 'num_dice'; accepted: \\(none\\)"),
     ({"name": "liars_dice", "num_dice": 0}, ValueError, "num_dice must be >= 1, got 0"),
     ({"name": "liars_dice", "num_faces": 1}, ValueError, "num_faces must be >= 2, got 1"),

@@ -130,4 +130,5 @@ def test_cli_config_file_and_overrides(tmp_path):
     assert report["game"]["num_faces"] == 3 and report["iterations"] == 16 and report["solver"] == "cfr"
     path.write_text("solver: {bogus: 1}\n")
     proc = run_cli("solve", "--config", str(path))
-    assert proc.returncode == 2 and "unknown config key 'solver.bogus'" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.returncode == 2
+    assert "unknown config key 'solver.bogus'" in proc.stderr and "Traceback" not in proc.stderr

@@ -141,7 +141,8 @@ def test_a_failing_write_after_computing_keeps_the_result(command, tmp_path, mon
     out, err = capsys.readouterr()
     report = json.loads(out)
     assert "policy_out" not in report
-    assert err.startswith(f"rebel {command}: error: could not write --policy-out '{target}' (No such file or directory)")
+    assert err.startswith(f"rebel {command}: error: could not write --policy-out '{target}' "
+                          "(No such file or directory)")
     kept = err.strip().rsplit(" ", 1)[1]
     loaded = load_policy(kept)
     os.unlink(kept)

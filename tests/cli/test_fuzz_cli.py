@@ -80,7 +80,8 @@ def json_mutations(draw, doc: Dict[str, Any]) -> Any:
     elif kind == "row_length":
         doc["policy"][key] = doc["policy"][key] + [0.0] if draw(st.booleans()) else doc["policy"][key][:-1]
     elif kind == "game":
-        doc["game"] = draw(st.sampled_from([None, {}, {"name": "kuhn"}, {"name": "liars_dice", "num_dice": 1, "num_faces": 4},
+        doc["game"] = draw(st.sampled_from([None, {}, {"name": "kuhn"},
+                                            {"name": "liars_dice", "num_dice": 1, "num_faces": 4},
                                             {"name": "liars_dice", "num_faces": 3}, {"name": "chess"}, "kuhn",
                                             {"name": "liars_dice", "num_dice": 10 ** 30}]))
     elif kind == "top":
@@ -174,7 +175,8 @@ def test_policy_npz_with_pickled_objects_is_refused(tmp_path):
 
 SECTIONS = ["game", "solver", "search", "output", "trainer", "run", "selfplay", "x", ""]
 KEYS = ["name", "num_dice", "num_faces", "iterations", "net", "depth", "threads", "repeats", "off_path", "json",
-        "policy_out", "dcfr_alpha", "optimistic", "lr", "seed", "mode_a", "epochs", "max_minutes", "batch_size", "bogus", ""]
+        "policy_out", "dcfr_alpha", "optimistic", "lr", "seed", "mode_a", "epochs", "max_minutes", "batch_size",
+        "bogus", ""]
 SCALARS = st.one_of(st.integers(-3, 3), st.integers(-2 ** 70, 2 ** 70), st.floats(allow_nan=True), st.booleans(),
                     st.none(), st.sampled_from(["lcfr", "kuhn", "liars_dice", "zero", "skip", "", "???", "1e3"]),
                     st.text(max_size=4))
@@ -187,8 +189,9 @@ YAML_VALUES = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_
 def yaml_texts(draw) -> str:
     kind = draw(st.sampled_from(["structured", "structured", "garbage", "scalar"]))
     if kind == "garbage":
-        return draw(st.one_of(st.text(max_size=60), st.sampled_from(["{", "a: [", ": :", "\t- x", "!!python/object:os.system x",
-                                                                     "a: &x [*x]", "%YAML 9.9\n---", "\x00", "a: b: c"])))
+        return draw(st.one_of(st.text(max_size=60),
+                              st.sampled_from(["{", "a: [", ": :", "\t- x", "!!python/object:os.system x",
+                                               "a: &x [*x]", "%YAML 9.9\n---", "\x00", "a: b: c"])))
     if kind == "scalar":
         return yaml.safe_dump(draw(SCALARS))
     doc = draw(st.dictionaries(st.sampled_from(SECTIONS), st.one_of(st.dictionaries(st.sampled_from(KEYS), YAML_VALUES,
@@ -198,8 +201,9 @@ def yaml_texts(draw) -> str:
 
 OVERRIDES = st.lists(st.one_of(
     st.builds(lambda s, k, v: f"{s}.{k}={v}", st.sampled_from(SECTIONS), st.sampled_from(KEYS),
-              st.one_of(st.integers(-5, 5).map(str), st.sampled_from(["", "x", "[1,2]", "{a: 1}", "null", "nan", "1e400",
-                                                                      "true", "kuhn", "'quoted", "${oops}", "2" * 30]))),
+              st.one_of(st.integers(-5, 5).map(str),
+                        st.sampled_from(["", "x", "[1,2]", "{a: 1}", "null", "nan", "1e400",
+                                         "true", "kuhn", "'quoted", "${oops}", "2" * 30]))),
     st.text(max_size=12)), max_size=3)
 
 
@@ -247,7 +251,8 @@ def cli_arguments(draw, tmp: Path) -> List[str]:
                  "--net": st.sampled_from(["zero", "oracle", "w.bin", "w_other.bin", "broken.bin", "missing.bin", ".",
                                            "garbage.yaml"]),
                  "--solver": st.sampled_from(["cfr", "fp", "lcfr", "dcfr", "bogus"]), "--depth": small,
-                 "--iters": small, "--repeats": small, "--threads": st.sampled_from(["1", "2", "0", "-1", "100000", "x"]),
+                 "--iters": small, "--repeats": small,
+                 "--threads": st.sampled_from(["1", "2", "0", "-1", "100000", "x"]),
                  "--seed": st.sampled_from(["0", "-1", "18446744073709551616", "x"]), "--oracle-iters": small,
                  "--oracle-values": st.sampled_from(["root_mean", "best_response", "x"]), "--no-mode-a": None,
                  "--json": None, "--no-progress": None,
@@ -319,7 +324,8 @@ def run_subprocess_cases(data, tmp_path_factory) -> None:
     tmp = cli_files(tmp_path_factory.mktemp("cli"))
     argv = data.draw(cli_arguments(tmp), label="argv")
     assume(all("\x00" not in a and a.encode("utf-8", "surrogatepass") == a.encode("utf-8", "ignore") for a in argv))
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO_ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(REPO_ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
     proc = subprocess.run([sys.executable, "-m", "rebel", *argv], capture_output=True, text=True,
                           timeout=CASE_TIMEOUT_S, env=env, cwd=tmp)
     assert proc.returncode in (0, 2), f"rebel {' '.join(argv)} exited {proc.returncode}: {proc.stderr[-800:]}"

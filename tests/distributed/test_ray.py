@@ -275,7 +275,8 @@ game = _core.make_game("liars_dice", {"num_dice": 1, "num_faces": 3})
 common = dict(net="oracle", iterations=64,
               repeats=16, threads=1, seed=2, mode_a=False, full_game=False, oracle_iterations=32)
 local = evaluate(game, EvalSettings(**common))["mode_b"]
-remote = evaluate(game, EvalSettings(**common, backend="ray"), RaySettings(workers=3, address=cluster.address))["mode_b"]
+remote = evaluate(game, EvalSettings(**common, backend="ray"),
+                  RaySettings(workers=3, address=cluster.address))["mode_b"]
 from rebel.distributed.evaluation import start_workers
 actors = start_workers("liars_dice", {"num_dice": 1, "num_faces": 3}, {}, "fp32", 3, 1, 0)
 hosts = {ray.get(a.info.remote())["node"] for a in actors}

@@ -126,7 +126,8 @@ def test_kuhn_basics():
     assert [g.hand_name(h) for h in range(3)] == ["J", "Q", "K"]
     assert not g.hands_independent  # cards are dealt without replacement
     assert [t.history(n) for n in t.decision_nodes] == [[], [0], [1], [0, 1]]
-    assert sorted(map(tuple, (t.history(n) for n in t.terminal_nodes))) == [(0, 0), (0, 1, 0), (0, 1, 1), (1, 0), (1, 1)]
+    assert sorted(map(tuple, (t.history(n) for n in t.terminal_nodes))) == [(0, 0), (0, 1, 0), (0, 1, 1), (1, 0),
+                                                                            (1, 1)]
     # Check-check showdown with the opponent's reach = its prior: each hand's expected
     # payoff given the cards left (card removal): J always loses the ante, K always wins.
     np.testing.assert_allclose(g.terminal_values([0, 0], 0, g.hand_prior), [-1.0, 0.0, 1.0], atol=1e-12)

@@ -154,7 +154,8 @@ class LiteralCfr:
                 else:
                     w = [x if x > 0 else ZERO for x in r]
                     total = mpmath.fsum(w)
-                    probs = [x / total if x > 0 else self.eps for x in w] if total > 0 else [mpmath.mpf(1) / len(kids)] * len(kids)
+                    probs = ([x / total if x > 0 else self.eps for x in w] if total > 0
+                             else [mpmath.mpf(1) / len(kids)] * len(kids))
                 for c, p in zip(kids, probs):
                     self.current[c][h] = p
                     self.regrets[c][h] *= pos if self.regrets[c][h] > 0 else neg

@@ -33,7 +33,8 @@ def lcfr_1x4f():
 
 
 def _doc(result) -> dict:
-    return policy_to_json_dict(rebel.make_game(result.game["name"], {k: v for k, v in result.game.items() if k != "name"}),
+    return policy_to_json_dict(rebel.make_game(result.game["name"],
+                                               {k: v for k, v in result.game.items() if k != "name"}),
                                result.policy, result.tree)
 
 

@@ -97,7 +97,8 @@ def test_every_bf16_rounding_path_gives_the_reference_bits(path):
     ours = _core.bf16_round(x, path).view(np.uint32)
     expected = bf16_round(x).view(np.uint32)
     assert np.array_equal(ours, expected), f"{np.count_nonzero(ours != expected)} patterns differ"
-    assert ours[edges.size - 2] == 0x7F800000  # 0x7F7F8000, a tie above bf16's largest finite value, rounds (to even) to inf
+    # 0x7F7F8000, a tie above bf16's largest finite value, rounds (to even) to inf
+    assert ours[edges.size - 2] == 0x7F800000
 
 
 def test_bf16_round_rejects_an_unknown_path_and_a_missing_instruction():
@@ -136,7 +137,8 @@ def _layer_norm_gelu_reference(x: np.ndarray, gamma: np.ndarray, beta: np.ndarra
 AVX512_FITS = ["float32", "bf16"] if (_core.mlp_supported_bf16_isas() or _core.mlp_supported_int16_isas()) else []
 
 
-@pytest.mark.skipif(not AVX512_FITS, reason="the AVX-512 LayerNorm + GELU needs AVX-512 F/BW/VL (a bf16 or int16 kernel)")
+@pytest.mark.skipif(not AVX512_FITS,
+                    reason="the AVX-512 LayerNorm + GELU needs AVX-512 F/BW/VL (a bf16 or int16 kernel)")
 @pytest.mark.parametrize("fit", AVX512_FITS)
 def test_gelu_fits_within_their_stated_bounds(fit):
     """GELU alone (gamma 0, the grid in beta) against the exact erf GELU in float64: the float32
@@ -163,7 +165,8 @@ def test_gelu_fits_within_their_stated_bounds(fit):
     assert np.isnan(nan).all()
 
 
-@pytest.mark.skipif(not AVX512_FITS, reason="the AVX-512 LayerNorm + GELU needs AVX-512 F/BW/VL (a bf16 or int16 kernel)")
+@pytest.mark.skipif(not AVX512_FITS,
+                    reason="the AVX-512 LayerNorm + GELU needs AVX-512 F/BW/VL (a bf16 or int16 kernel)")
 @pytest.mark.parametrize("fit", ["portable"] + AVX512_FITS)
 @pytest.mark.parametrize("n", [1, 17, 64, 100, 256, 300])
 def test_layer_norm_gelu_matches_float64(fit, n):
@@ -192,7 +195,8 @@ def test_layer_norm_gelu_hook_refuses_bad_input():
         _core._layer_norm_gelu(np.zeros((1, 4)), np.ones(4, np.float32), np.zeros(4, np.float32))
 
 
-@pytest.mark.skipif(not AVX512_FITS, reason="the AVX-512 LayerNorm + GELU needs AVX-512 F/BW/VL (a bf16 or int16 kernel)")
+@pytest.mark.skipif(not AVX512_FITS,
+                    reason="the AVX-512 LayerNorm + GELU needs AVX-512 F/BW/VL (a bf16 or int16 kernel)")
 @pytest.mark.parametrize("n", [1, 17, 256, 300])
 def test_doubled_fit_is_twice_the_plain_one_bit_for_bit(n):
     """The bf16 net runs GELU doubled (its factor 1/2 moved into the next layer's weights):

@@ -26,7 +26,8 @@ def test_each_net_loads_and_matches_its_listed_check(net):
     _core.MlpValueNet(game, str(net.path))  # fits its game
     e, c = net.exploitability, net.check
     assert e["min"] <= e["mean"] <= e["max"] and len(e["seeds"]) >= 3
-    settings = EvalSettings(net=f"pretrained:{net.name}", solver=e["solver"], depth=e["depth"], iterations=e["iterations"], repeats=c["repeats"],
+    settings = EvalSettings(net=f"pretrained:{net.name}", solver=e["solver"], depth=e["depth"],
+                            iterations=e["iterations"], repeats=c["repeats"],
                             threads=2, seed=c["seed"], precision=c["precision"], mode_a=False, full_game=False)
     value = evaluate(game, settings)["mode_b"][-1]["exploitability"]
     # Same seed and precision: equal up to the kernel's summation order on this CPU.

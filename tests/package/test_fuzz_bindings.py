@@ -384,7 +384,8 @@ def test_corrupted_weights_are_refused_or_exact(case, source, tmp_path_factory):
             net = _core.MlpValueNet(LD14, good)
             net.set_weights_bytes(data)
         else:
-            net = _core.MlpValueNet(LD14, {"bytes": bytes, "bytearray": bytearray, "memoryview": memoryview}[source](data))
+            net = _core.MlpValueNet(LD14,
+                                    {"bytes": bytes, "bytearray": bytearray, "memoryview": memoryview}[source](data))
     except ValueError:
         assert not valid, "refused a valid weights file"
         if source == "swap":  # a refused swap keeps the old weights
@@ -408,7 +409,8 @@ def test_corrupted_weights_are_refused_or_exact(case, source, tmp_path_factory):
         return  # a flipped exponent bit: float32 overflow, not comparable with a float64 reference
     expected = reference_forward(parsed, header.num_layers, x, header.layer_norm_eps)
     finite = np.isfinite(expected)
-    np.testing.assert_allclose(got[finite], expected[finite], rtol=1e-3, atol=1e-3 * (1 + np.abs(expected[finite]).max(initial=0)))
+    np.testing.assert_allclose(got[finite], expected[finite], rtol=1e-3,
+                               atol=1e-3 * (1 + np.abs(expected[finite]).max(initial=0)))
 
 
 @fuzz_settings(200)
@@ -445,7 +447,8 @@ def make_output(kind: str, queries: np.ndarray, H: int) -> Any:
         "bool": np.ones((B, H), dtype=bool), "complex": base.astype(np.complex128), "object": base.astype(object),
         "strings": np.full((B, H), "1.0"), "nan": np.where(np.arange(H) == 0, np.nan, base),
         "inf": np.where(np.arange(H) == 0, np.inf, base), "short": base[:-1], "long": np.vstack([base, base]),
-        "1d": base.ravel(), "3d": base[None], "transposed": base.T if B != H else base[:, :-1], "scalar": np.float64(1.0),
+        "1d": base.ravel(), "3d": base[None], "transposed": base.T if B != H else base[:, :-1],
+        "scalar": np.float64(1.0),
         "none": None, "list": base.tolist(), "huge": np.full((B, H), 1e308), "fortran": np.asfortranarray(base),
     }[kind]
 

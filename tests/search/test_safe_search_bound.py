@@ -55,7 +55,8 @@ def test_error_is_a_fixed_function_of_the_query(oracle):
     assert not np.allclose(values, rebel.net_values(other_seed, GAME, HISTORIES, 0, b0, b1))
     # 'random' does not depend on the beliefs (a fixed imperfect net per public state); it
     # differs between public states and between the queried players.
-    err = lambda net, b, p: rebel.net_values(net, GAME, HISTORIES, p, b, b1) - rebel.net_values(oracle, GAME, HISTORIES, p, b, b1)  # noqa: E731
+    err = lambda net, b, p: (rebel.net_values(net, GAME, HISTORIES, p, b, b1)  # noqa: E731
+                             - rebel.net_values(oracle, GAME, HISTORIES, p, b, b1))
     np.testing.assert_allclose(err(first, b0, 0), err(first, beliefs(9), 0), atol=1e-12)
     assert not np.allclose(err(first, b0, 0), err(first, b0, 1))
     assert len({tuple(np.round(row, 12)) for row in err(first, b0, 0)}) == len(HISTORIES)

@@ -96,7 +96,8 @@ def test_full_game_table_compares_off_path_modes(tmp_path, capsys):
 
     game = rebel.make_game("liars_dice", {"num_dice": 1, "num_faces": 4})
     for r in rows[:3]:
-        assert r["exploitability"] == rebel.solve(game, "lcfr", 128, off_path=r["off_path"], progress=False).exploitability
+        assert r["exploitability"] == rebel.solve(game, "lcfr", 128, off_path=r["off_path"],
+                                                  progress=False).exploitability
     printed = capsys.readouterr().out
     assert "| game | solver | skip | floor | conditional |" in printed and "| 1x4f | lfp | - |" in printed
 
@@ -325,7 +326,8 @@ def test_table2_end_training_after_a_lost_checkpoint(tmp_path, capsys, monkeypat
     kept = json.loads((cell / "eval.partial.json").read_text())
     assert [r["seed"] for r in kept["runs"]] == [0]
     calls.clear()
-    monkeypatch.setattr(rebel.search.evaluate, "evaluate", lambda settings, **kw: calls.append(settings.seed) or real(settings, **kw))
+    monkeypatch.setattr(rebel.search.evaluate, "evaluate",
+                        lambda settings, **kw: calls.append(settings.seed) or real(settings, **kw))
     assert table2.main(args) == 0
     assert calls == [1, 2] and not (cell / "eval.partial.json").exists()
     resumed = json.loads((cell / "eval.json").read_text())["runs"]
@@ -413,7 +415,8 @@ def test_time_to_target_applies_its_rule_to_the_snapshots(tmp_path, capsys):
     hit = evals[reached["epoch"]]
     assert sorted(hit["seeds"]) == ["0", "1", "2"]
     assert reached["mean"] == pytest.approx(sum(s["exploitability"] for s in hit["seeds"].values()) / 3)
-    assert reached["training_minutes"] == pytest.approx(hit["training_seconds"] / 60) and reached["training_minutes"] > 0
+    assert reached["training_minutes"] == pytest.approx(hit["training_seconds"] / 60)
+    assert reached["training_minutes"] > 0
     for epoch, e in evals.items():
         if epoch < reached["epoch"] and e["seeds"]["0"]["exploitability"] <= 0.25:
             # seed 0 passed: every seed was read (one above the target does not stop the
@@ -449,7 +452,8 @@ def test_time_to_target_applies_its_rule_to_the_snapshots(tmp_path, capsys):
     state = json.loads((out / "short" / "time_to_target.json").read_text())
     assert sorted(int(k) for k in state["evaluations"]) == [0, 4, 6]
     assert state["reached"] is None and state["epochs"] == 6
-    assert state["evaluations"]["6"]["seeds"]["0"]["exploitability"] < state["evaluations"]["0"]["seeds"]["0"]["exploitability"]
+    evaluations = state["evaluations"]
+    assert evaluations["6"]["seeds"]["0"]["exploitability"] < evaluations["0"]["seeds"]["0"]["exploitability"]
     capsys.readouterr()
 
     # Bad input: exit 2 with one line.

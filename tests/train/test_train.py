@@ -97,7 +97,8 @@ def test_learning_rate_halves_every_400_epochs_at_most_twice():
         [3e-4, 3e-4, 1.5e-4, 1.5e-4, 7.5e-5, 7.5e-5]
 
 
-TRAIN_CONFIGS = sorted(p for p in (REPO_ROOT / "configs").glob("*.yaml") if p.stem != "solve")  # solve.yaml: rebel solve's
+# solve.yaml: rebel solve's
+TRAIN_CONFIGS = sorted(p for p in (REPO_ROOT / "configs").glob("*.yaml") if p.stem != "solve")
 
 
 @pytest.mark.parametrize("path", TRAIN_CONFIGS, ids=lambda p: p.stem)
@@ -118,7 +119,8 @@ def test_paper_settings_and_the_measured_levers(game):
     ours = load_train_config(str(REPO_ROOT / "configs" / f"liars_dice_{game}.yaml"))
     for c in (paper, ours):  # the paper's search, net and optimiser in both
         assert (c.search.solver, c.search.depth, c.search.iterations, c.search.epsilon) == ("lcfr", 2, 1024, 0.25)
-        assert (c.trainer.lr, c.trainer.batch_size, c.trainer.epoch_examples, c.trainer.grad_clip) == (3e-4, 512, 25600, 5.0)
+        assert (c.trainer.lr, c.trainer.batch_size, c.trainer.epoch_examples,
+                c.trainer.grad_clip) == (3e-4, 512, 25600, 5.0)
         assert (c.model.hidden, c.model.layers, c.replay.capacity, c.evaluation.repeats) == (256, 2, 2_000_000, 1024)
         assert c.game.num_dice == int(game[0]) and c.game.num_faces == int(game[2])
     assert (paper.trainer.train_ratio, paper.trainer.ema_decay, paper.search.precision) == (4.0, 0.0, "fp32")

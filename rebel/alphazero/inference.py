@@ -22,8 +22,10 @@ from rebel.alphazero.net import PLANES, PolicyValueNet, predict
 __all__ = ["Evaluator", "NativeNet", "TorchEvaluator", "describe", "make_evaluator", "native_layers"]
 
 
-def _folded(conv: nn.Conv2d, bn: nn.BatchNorm2d) -> Tuple[torch.Tensor, torch.Tensor]:
+def _folded(conv: object, bn: object) -> Tuple[torch.Tensor, torch.Tensor]:
     """conv followed by bn (running statistics) as one convolution's weight and bias, float64."""
+    assert isinstance(conv, nn.Conv2d) and isinstance(bn, nn.BatchNorm2d)
+    assert bn.running_mean is not None and bn.running_var is not None  # track_running_stats, as in PolicyValueNet
     scale = bn.weight.detach().double() / torch.sqrt(bn.running_var.double() + bn.eps)
     weight = conv.weight.detach().double() * scale.view(-1, 1, 1, 1)
     bias = bn.bias.detach().double() - bn.running_mean.double() * scale
@@ -66,6 +68,7 @@ def native_layers(net: PolicyValueNet) -> dict:
     pw, pb = _folded(net.policy_conv[0], net.policy_conv[1])
     vw, vb = _folded(net.value_conv[0], net.value_conv[1])
     policy_fc, value_fc1, value_fc2 = net.policy_fc, net.value_fc[0], net.value_fc[2]
+    assert isinstance(policy_fc, nn.Linear) and isinstance(value_fc1, nn.Linear) and isinstance(value_fc2, nn.Linear)
     return {
         "stem": _pair(_im2col(stem[0]), stem[1]),
         "convs": convs,
@@ -152,7 +155,7 @@ def make_evaluator(net: PolicyValueNet, inference: str = "native", precision: st
     raise ValueError(f"unknown inference {inference!r}: expected native or torch")
 
 
-def describe(evaluator: Evaluator) -> str:
+def describe(evaluator: object) -> str:
     """E.g. "native-fp32 (avx512)" or "torch"."""
     if isinstance(evaluator, TorchEvaluator):
         return "torch"

@@ -13,11 +13,14 @@ searches them side by side so that its net sees batches):
 from __future__ import annotations
 
 import os
-from typing import Callable, List, Optional, Protocol, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, List, Optional, Protocol, Sequence, Tuple
 
 import numpy as np
 
 from rebel import _core
+
+if TYPE_CHECKING:
+    from rebel.alphazero.net import PolicyValueNet
 
 DEFAULT_NET_SIMULATIONS = 400
 
@@ -83,7 +86,7 @@ class NetPlayer:
     """MCTS with a policy-value net over all the games it plays at once (tree reuse per game:
     its tree follows the game's moves, the opponent's included)."""
 
-    def __init__(self, net: "object", simulations: int = DEFAULT_NET_SIMULATIONS, c_puct: float = 1.5,
+    def __init__(self, net: "PolicyValueNet", simulations: int = DEFAULT_NET_SIMULATIONS, c_puct: float = 1.5,
                  seed: int = 0, name: Optional[str] = None, max_games: int = 1024,
                  evaluator: Optional[Callable[[np.ndarray], Tuple[np.ndarray, np.ndarray]]] = None) -> None:
         """``net``: a PolicyValueNet, evaluated natively (precision auto) unless ``evaluator``

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any, Optional, TextIO
+from typing import Any, Optional, TextIO, cast
 
 from rebel.cli.common import UsageError, add_subcommand, int_arg
 
@@ -220,7 +220,7 @@ def _play_board(game: Any, args: argparse.Namespace, inp: TextIO, out: TextIO) -
     params = dict(game.params)
     m, n, k = params["m"], params["n"], params["k"]
     spec = args.bot or ("perfect" if m * n <= 16 else "mcts:2000")
-    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
+    seed = args.seed if args.seed is not None else int(cast(int, np.random.SeedSequence().entropy) % 2**32)
     try:
         bot = make_player(spec, m, n, k, seed=seed)
     except ValueError as e:
@@ -249,7 +249,7 @@ def run(args: argparse.Namespace, inp: TextIO = sys.stdin, out: TextIO = sys.std
     if args.depth < 1 or args.iters < 2:
         raise UsageError("--depth must be >= 1 and --iters >= 2")
     net = _net(game, args.net)
-    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
+    seed = args.seed if args.seed is not None else int(cast(int, np.random.SeedSequence().entropy) % 2**32)
     table = Table(game, net, depth=args.depth, iterations=args.iters, seed=seed)
     session = _Session(table, args.seat, args.explain, inp, out)
     print(f"rebel play: {game.description()}, bot = depth-{args.depth} search, T = {args.iters}, net {args.net_label}, "

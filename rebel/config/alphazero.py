@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence
 
-from omegaconf import OmegaConf
+from omegaconf import DictConfig, OmegaConf
 
 from rebel.config import common as shared
 from rebel.config.common import ConfigError
@@ -103,7 +103,7 @@ def is_alphazero_yaml(text: str) -> bool:
         data = OmegaConf.create(text)
     except Exception:
         return False
-    return OmegaConf.is_dict(data) and data.get("algorithm") == ALGORITHM
+    return isinstance(data, DictConfig) and data.get("algorithm") == ALGORITHM
 
 
 def check(config: AlphaZeroConfig) -> None:
@@ -133,9 +133,9 @@ def check(config: AlphaZeroConfig) -> None:
     non_negative = [("model.blocks", config.model.blocks), ("mcts.temperature_moves", config.mcts.temperature_moves),
                     ("evaluation.every", config.evaluation.every),
                     ("trainer.weight_decay", config.trainer.weight_decay)]
-    for key, value in non_negative:
-        if value < 0:
-            raise ConfigError(f"{key} must be >= 0, got {value}")
+    for key, amount in non_negative:  # ints and a float (weight_decay)
+        if amount < 0:
+            raise ConfigError(f"{key} must be >= 0, got {amount}")
     device = config.trainer.device
     if not (device in ("cpu", "cuda") or (device.startswith("cuda:") and device[5:].isdigit())):
         raise ConfigError(f"trainer.device must be 'cpu', 'cuda' or 'cuda:N', got {device!r}")

@@ -203,7 +203,7 @@ def check(config: TrainConfig) -> None:
         (r.budget in ("wall", "training"), f"run.budget must be 'wall' or 'training', got {r.budget!r}"),
         (r.checkpoint_every >= 1, f"run.checkpoint_every must be >= 1, got {r.checkpoint_every}"),
         (r.snapshot_every >= 0, f"run.snapshot_every must be >= 0, got {r.snapshot_every}"),
-        (r.name is None or (r.name and "/" not in r.name and r.name not in (".", "..")),
+        (r.name is None or (bool(r.name) and "/" not in r.name and r.name not in (".", "..")),
          f"run.name must be a plain folder name, got {r.name!r}"),
         (e.every >= 0, f"evaluation.every must be >= 0, got {e.every}"),
         (e.repeats >= 1 and e.threads >= 1, "evaluation.repeats and evaluation.threads must be >= 1"),

@@ -137,7 +137,8 @@ class RayGenerationPool:
 
     def _submit(self, examples: int) -> None:
         previous = self._rounds[-1].states_out if self._rounds else self._states
-        futures, states_out = [], []
+        futures: list[Any] = []  # ray ObjectRefs, None for an actor without a quota
+        states_out: list[Any] = []
         box = [self._weights_ref]  # in a list: the actor fetches it only when the version is new
         for a, quota in enumerate(self._quotas(examples)):
             if quota == 0:
@@ -156,14 +157,14 @@ class RayGenerationPool:
         import ray
 
         r = self._rounds[0]
-        results = []
+        results: list[Optional[dict[str, Any]]] = []
         for a, f in enumerate(r.futures):
             if f is None:
                 results.append(None)
                 continue
             try:
-                payload, states = ray.get([f, r.states_out[a]])
-                payload["states"] = [_writable(state) for state in states]
+                payload, actor_states = ray.get([f, r.states_out[a]])
+                payload["states"] = [_writable(state) for state in actor_states]
                 results.append(payload)
             except ray.exceptions.RayActorError as e:
                 raise RuntimeError(f"self-play actor {a} died and was not restarted "

@@ -211,8 +211,9 @@ def make_rebel_bot(game: Game, net: Any, player_id: int, solver: str = "lcfr", d
 
 def _rebel_bot_class() -> Any:
     pyspiel = _pyspiel()
+    bot_base: Any = pyspiel.Bot
 
-    class RebelBotImpl(pyspiel.Bot):
+    class RebelBotImpl(bot_base):
         """Plays inside OpenSpiel's own game loop (``evaluate_bots`` and the like) with rebel's
         test-time search: per episode one sampled mode-(b) policy (each subgame stopped at a
         random CFR-D iteration, beliefs carried by that policy), read at the public state the

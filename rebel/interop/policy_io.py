@@ -237,7 +237,7 @@ def policy_from_json_dict(doc: Any, expected_game: Game | None = None, source: s
 
     bad = ~np.isfinite(probs).all(axis=1) | (probs < 0).any(axis=1)
     if bad.any():
-        fail(bad, "has a negative or non-finite probability")
+        fail(np.asarray(bad), "has a negative or non-finite probability")
     legal = np.zeros((len(keys), A), dtype=bool)
     for i, n in enumerate(tree.decision_nodes.tolist()):
         legal[i * H:(i + 1) * H, action[first[n]:first[n] + count[n]]] = True
@@ -333,7 +333,8 @@ def policy_from_arrays(arrays: Any, expected_game: Game | None = None, source: s
 def save_policy_npz(path: PathLike, game: Game, policy: np.ndarray, tree: _core.PublicTree | None = None) -> None:
     """Writes a full-game policy as a compressed ``.npz`` file, atomically."""
     buffer = io.BytesIO()
-    np.savez_compressed(buffer, **policy_to_arrays(game, policy, tree))
+    # numpy's stub lets **kwds fill savez_compressed's allow_pickle (bool): every key here is an array name.
+    np.savez_compressed(buffer, **policy_to_arrays(game, policy, tree))  # type: ignore[arg-type]
     atomic_write_bytes(path, buffer.getvalue())
 
 

@@ -180,8 +180,9 @@ class AlphaZeroRun:
             examples = augment(examples, g.m, g.n)
         self.replay.add(examples)
         t1 = time.perf_counter()
-        losses = self.trainer.train(self.replay.planes, self.replay.policies, self.replay.values,
-                                    cfg.trainer.steps_per_epoch, self.rng)
+        planes, policies, values = self.replay.planes, self.replay.policies, self.replay.values
+        assert planes is not None and policies is not None and values is not None  # filled just above
+        losses = self.trainer.train(planes, policies, values, cfg.trainer.steps_per_epoch, self.rng)
         self.evaluator.update(self.net)  # the trainer left the net in evaluation mode
         t2 = time.perf_counter()
         self.epoch += 1

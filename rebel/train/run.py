@@ -133,8 +133,8 @@ class Training:
         if cfg.selfplay.backend == "ray":
             from rebel.distributed.pool import RayGenerationPool
 
-            loops = cfg.ray.workers * cfg.selfplay.threads
-            states = [SelfPlayLoop.initial_state(self.game, _seed_sequence(seed, i)) for i in range(loops)]
+            num_loops = cfg.ray.workers * cfg.selfplay.threads
+            states = [SelfPlayLoop.initial_state(self.game, _seed_sequence(seed, i)) for i in range(num_loops)]
             params = cfg.game.as_dict()
             name = params.pop("name")
             search = {"solver": s.solver, "depth": s.depth, "iterations": iterations, "epsilon": s.epsilon,
@@ -156,7 +156,7 @@ class Training:
     def _capture(self, elapsed: float) -> Snapshot:
         return Snapshot(epoch=self.trainer.epoch, generated=self.generated, trained=self.trained, elapsed=elapsed,
                         trainer=self.trainer.state(), loops=self.pool.loop_states(),
-                        sampler_rng=self.sampler_rng.bit_generator.state, torch_rng=torch.get_rng_state(),
+                        sampler_rng=dict(self.sampler_rng.bit_generator.state), torch_rng=torch.get_rng_state(),
                         references=dict(self.references), last_evaluation=self.last_evaluation,
                         evaluation_seconds=self.evaluation_seconds)
 
@@ -276,7 +276,7 @@ class Training:
                 result = search_exploitability_ray(self.game, self.config,
                                                    weights_to_bytes(self.trainer.inference_model()),
                                                    self._ray_actors(), progress=progress_callback(bar))
-                kernel = {"precision": self.config.evaluation.precision, "isa": None}  # what the actors were asked
+                kernel: dict[str, Any] = {"precision": self.config.evaluation.precision, "isa": None}  # as asked
             else:
                 net = to_native(self.trainer.inference_model(), self.game, precision=self.config.evaluation.precision)
                 result = search_exploitability(self.game, net, self.config, progress=progress_callback(bar))
@@ -387,7 +387,7 @@ class Training:
         pool.wait_idle()
         t_generated = time.perf_counter()
         self.generated = (e + 2) * G
-        self.trained += result["examples_trained"]
+        self.trained += int(result["examples_trained"])
         pool.install_weights(weights_to_bytes(self.trainer.inference_model()))
         export_weights(self.trainer.inference_model(), self.run_dir.file(RunDirectory.WEIGHTS))
         self._keep_snapshot()

@@ -13,7 +13,6 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-
 PLANES = 4
 
 __all__ = ["PLANES", "PolicyValueNet", "predict"]

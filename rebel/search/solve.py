@@ -43,7 +43,8 @@ OFF_PATH_HELP: dict[str, str] = {
     "conditional": "values conditional on reaching the node (zero-probability actions count as taken)",
 }
 
-__all__ = ["DEFAULT_OFF_PATH", "OFF_PATH_MODES", "SOLVERS", "SolveResult", "check_iterations", "check_off_path", "solve"]
+__all__ = ["DEFAULT_OFF_PATH", "OFF_PATH_MODES", "SOLVERS", "SolveResult", "check_iterations", "check_off_path",
+           "solve"]
 
 
 @dataclass
@@ -180,7 +181,8 @@ def solve(
 
     policy = s.average_policy()
     report = _core.exploitability(game, tree, policy)
-    log.info("%s: exploitability %.6g after %d iterations in %.3f s", solver, report["exploitability"], iterations, seconds)
+    log.info("%s: exploitability %.6g after %d iterations in %.3f s", solver, report["exploitability"], iterations,
+             seconds)
     return SolveResult(
         game=game_config(game),
         solver=solver,

@@ -56,7 +56,7 @@ from cfrd_rate import ITERATE_WEIGHT_POWER, FullTreeTools, RootOnlyPlay  # noqa:
 
 from rebel import _core  # noqa: E402
 from rebel.games import make  # noqa: E402
-from rebel.search.evaluate import LEAF_ERROR_KINDS  # noqa: E402
+from rebel.search.settings import LEAF_ERROR_KINDS  # noqa: E402
 from rebel.util.progress import Progress  # noqa: E402
 
 log = logging.getLogger("safe_search_bound")

@@ -9,7 +9,8 @@ import pytest
 
 from rebel import _core
 from rebel.nets.pretrained import available, get, resolve_net
-from rebel.search.evaluate import EvalSettings, evaluate
+from rebel.search.evaluate import evaluate
+from rebel.search.settings import EvalSettings
 from tests.conftest import run_cli
 
 NETS = available()

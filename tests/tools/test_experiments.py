@@ -312,11 +312,11 @@ def test_table2_end_training_after_a_lost_checkpoint(tmp_path, capsys, monkeypat
 
     real, calls = rebel.search.evaluate.evaluate, []
 
-    def interrupted_at_second_seed(settings, **kw):
+    def interrupted_at_second_seed(game, settings, **kw):
         calls.append(settings.seed)
         if len(calls) == 2:
             raise KeyboardInterrupt
-        return real(settings, **kw)
+        return real(game, settings, **kw)
 
     (cell / "eval.json").unlink()
     monkeypatch.setattr(rebel.search.evaluate, "evaluate", interrupted_at_second_seed)
@@ -327,7 +327,7 @@ def test_table2_end_training_after_a_lost_checkpoint(tmp_path, capsys, monkeypat
     assert [r["seed"] for r in kept["runs"]] == [0]
     calls.clear()
     monkeypatch.setattr(rebel.search.evaluate, "evaluate",
-                        lambda settings, **kw: calls.append(settings.seed) or real(settings, **kw))
+                        lambda game, settings, **kw: calls.append(settings.seed) or real(game, settings, **kw))
     assert table2.main(args) == 0
     assert calls == [1, 2] and not (cell / "eval.partial.json").exists()
     resumed = json.loads((cell / "eval.json").read_text())["runs"]

@@ -12,9 +12,9 @@
 #include "core/game.h"
 #include "nets/activations.h"
 #include "nets/conv_net.h"
-#include "nets/cpu_features.h"
+#include "util/cpu_features.h"
 #include "nets/mlp.h"
-#include "nets/peak_probe.h"
+#include "bench/peak_probe.h"
 
 namespace rebel_bindings {
 

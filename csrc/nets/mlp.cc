@@ -6,7 +6,7 @@
 #include <type_traits>
 
 #include "nets/activations.h"
-#include "nets/cpu_features.h"
+#include "util/cpu_features.h"
 #include "nets/denormals.h"
 
 namespace rebel {

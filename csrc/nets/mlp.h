@@ -11,7 +11,7 @@
 #include <variant>
 
 #include "core/game.h"
-#include "core/value_net.h"
+#include "nets/value_net.h"
 #include "nets/gemm.h"
 #include "nets/gemm_bf16.h"
 #include "nets/gemm_int16.h"

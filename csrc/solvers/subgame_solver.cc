@@ -1,4 +1,4 @@
-#include "core/solver.h"
+#include "solvers/subgame_solver.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "core/tree_ops.h"
-#include "nets/simd.h"
+#include "util/simd.h"
 
 namespace rebel {
 

@@ -3,8 +3,8 @@
 #include <chrono>
 #include <stdexcept>
 
-#include "util/cpu_features.h"
 #include "nets/gemm_bf16.h"
+#include "util/cpu_features.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #include <immintrin.h>

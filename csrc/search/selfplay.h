@@ -23,10 +23,10 @@
 #include <mutex>
 #include <vector>
 
-#include "solvers/subgame_solver.h"
 #include "core/tree.h"
 #include "nets/value_net.h"
 #include "search/test_time_search.h"
+#include "solvers/subgame_solver.h"
 
 namespace rebel {
 

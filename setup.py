@@ -1,4 +1,5 @@
-"""Builds the `rebel` package and its C++17 extension `rebel._core`.
+"""Builds the `rebel` package, its C++17 extension `rebel._core` and the benchmarks' small
+instrumentation extension `rebel._bench` (csrc/bench/).
 
 The extension is pure C++ (no libtorch). Compiler flags are portable: no
 -march=native; hot kernels pick AVX2/FMA at run time via function multiversioning.
@@ -19,7 +20,10 @@ from setuptools import find_packages, setup
 # Compile translation units in parallel (REBEL_BUILD_JOBS overrides the default of 2).
 ParallelCompile("REBEL_BUILD_JOBS", default=2).install()
 
-sources = sorted(glob.glob("csrc/**/*.cc", recursive=True))
+# rebel._core: every source but the benchmark instrumentation of csrc/bench/, which builds the
+# separate rebel._bench (with the two sources its probes need).
+sources = sorted(p for p in glob.glob("csrc/**/*.cc", recursive=True) if not p.startswith(os.path.join("csrc", "bench", "")))
+bench_sources = sorted(glob.glob("csrc/bench/*.cc")) + ["csrc/util/cpu_features.cc", "csrc/nets/gemm_bf16.cc"]
 # -ffp-contract=off: no FMA contraction, so every CPU clone (SSE, AVX2, AVX-512) rounds alike
 # and results are the same on every x86-64 machine.
 extra_compile_args = ["-O3", "-Wall", "-Wextra", "-Wno-unused-parameter", "-fvisibility=hidden", "-ffp-contract=off"]
@@ -61,8 +65,20 @@ ext = Pybind11Extension(
     depends=sorted(glob.glob("csrc/**/*.h", recursive=True)),
     include_dirs=["csrc"],
     cxx_std=17,
-    extra_compile_args=extra_compile_args,
-    extra_link_args=extra_link_args,
+    # Copies: Pybind11Extension adds its own flags to the list it is given (shared with _bench).
+    extra_compile_args=list(extra_compile_args),
+    extra_link_args=list(extra_link_args),
+)
+
+# Benchmark instrumentation (peak arithmetic rates of a core), kept out of the shipped _core.
+bench_ext = Pybind11Extension(
+    "rebel._bench",
+    bench_sources,
+    depends=sorted(glob.glob("csrc/**/*.h", recursive=True)),
+    include_dirs=["csrc"],
+    cxx_std=17,
+    extra_compile_args=list(extra_compile_args),
+    extra_link_args=list(extra_link_args),
 )
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -123,9 +139,11 @@ setup(
     version="0.1.0",
     description="ReBeL: search plus learned public-belief-state values for two-player zero-sum games",
     packages=find_packages(include=["rebel", "rebel.*"]),
-    package_data={"rebel": ["py.typed", "_core.pyi"],  # type information, the C++ core's stub included
-                  "rebel.nets.pretrained": ["index.json", "*.bin"]},  # the shipped nets (rebel pretrained)
-    ext_modules=[ext],
+    # Package data: type information (the C++ core's stub included), the shipped configs
+    # (rebel train NAME) and the shipped nets (rebel pretrained).
+    package_data={"rebel": ["py.typed", "_core.pyi", "configs/*.yaml"],
+                  "rebel.nets.pretrained": ["index.json", "*.bin"]},
+    ext_modules=[ext, bench_ext],
     cmdclass={"build_ext": IncrementalBuildExt},
     python_requires=">=3.9",
     install_requires=["numpy", "omegaconf", "tqdm"],

@@ -17,7 +17,7 @@ protocol, whose expectation it computes exactly:
   With ``--root-solver dcfr`` the root runs DCFR (1.5, 0, 2) instead and its iterates are
   mixed with DCFR's own averaging weights, (m + 1)^2; the continuations stay linear CFR.
 
-``--off-path`` sets the off-path mode (csrc/core/solver.h) of every solver (root, oracle and
+``--off-path`` sets the off-path mode (csrc/solvers/subgame_solver.h) of every solver (root, oracle and
 continuations); under ``floor`` or ``conditional`` a continuation starts from the beliefs
 the root iterate induces as that mode forms them (``SubgameSolver.iterate_beliefs``), which
 differ from the normalised reach only where the iterate's reach is 0.

@@ -5,7 +5,7 @@
                                           [--oracle-iters 256] [--off-path skip floor conditional]
                                           [--threads 2] [--seed 0] [--out FILE]
 
-For every value net and off-path mode (csrc/core/solver.h, OffPath) it runs the search of
+For every value net and off-path mode (csrc/solvers/subgame_solver.h, OffPath) it runs the search of
 ``rebel eval`` on Liar's Dice: mode (a) (every subgame's average policy) and mode (b) (the
 reach-weighted average of N policies, each subgame stopped at a random iteration; the same
 seed for every mode, so the modes see the same random iterations). Nets:

@@ -61,7 +61,7 @@ build() {  # build KIND SANITIZE -> prints the directory to put on PYTHONPATH
   # The Python package (without any in-place extension) next to the sanitized extension.
   rm -rf "$dir/lib/rebel"
   cp -r "$ROOT/rebel" "$dir/lib/rebel"
-  find "$dir/lib/rebel" \( -name '_core*.so' -o -name __pycache__ \) -prune -exec rm -rf {} +
+  find "$dir/lib/rebel" \( -name '_core*.so' -o -name '_bench*.so' -o -name __pycache__ \) -prune -exec rm -rf {} +
   # torch is kept out: its own libraries are not built for a preloaded sanitizer runtime.
   mkdir -p "$dir/lib/torch"
   echo 'raise ModuleNotFoundError("torch is not loaded under the sanitizers (scripts/sanitize.sh)")' >"$dir/lib/torch/__init__.py"

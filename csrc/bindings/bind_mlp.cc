@@ -12,9 +12,8 @@
 #include "core/game.h"
 #include "nets/activations.h"
 #include "nets/conv_net.h"
-#include "nets/cpu_features.h"
 #include "nets/mlp.h"
-#include "nets/peak_probe.h"
+#include "util/cpu_features.h"
 
 namespace rebel_bindings {
 
@@ -175,11 +174,6 @@ void bind_mlp(py::module_& m) {
       "Test hook: one hidden Linear layer through the int16 kernel, x float32 [rows, in], weight [out, in], "
       "bias [out] -> [rows, out] (weights and each row of x quantised to int16, exact int32 sums).");
   m.def("_int16_qmax", &int16_qmax, py::arg("inputs"), "The largest |q| of an int16 layer with this many inputs.");
-  m.def("_peak_probe", [](const std::string& kind, double seconds) {
-        py::gil_scoped_release release;
-        return peak_probe_flops(kind, seconds);
-      }, py::arg("kind"), py::arg("seconds") = 0.2,
-      "Benchmark helper: measured flops/s of one core's multiply-add units (fma512, fma256, dpbf16, amx, dpwssd), or its clock in cycles/s (clock).");
   m.def("mlp_bf16_preferred", [] { return cpu_features().bf16_faster; },
         "Whether precision 'auto' picks bf16 on this CPU (a bf16 kernel faster than fp32 here).");
   m.def("bf16_round", [](const py::object& x, const std::string& path) {

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "bindings/common.h"
-#include "mnk/board.h"
-#include "mnk/mcts.h"
-#include "mnk/solver.h"
+#include "games/mnk_board.h"
+#include "perfect_info/mcts.h"
+#include "perfect_info/negamax.h"
 
 namespace rebel_bindings {
 

@@ -9,7 +9,7 @@
 
 #include "bindings/common.h"
 #include "core/tree_ops.h"
-#include "search/nets.h"
+#include "nets/reference_nets.h"
 #include "search/pbs.h"
 #include "search/perfect_info.h"
 #include "search/test_time_search.h"

@@ -9,10 +9,10 @@
 
 #include "bindings/common.h"
 #include "core/best_response.h"
-#include "core/solver.h"
 #include "core/tree_ops.h"
-#include "core/value_net.h"
+#include "nets/value_net.h"
 #include "search/test_time_search.h"
+#include "solvers/subgame_solver.h"
 
 namespace rebel_bindings {
 
@@ -76,7 +76,7 @@ void bind_solvers(py::module_& m) {
            "off_path: what the CFR solvers do at nodes the current iterate reaches with probability 0:\n"
            "'skip' (no regret update there, pseudo-leaves the opponent does not reach are not queried),\n"
            "'floor' (the limit of the original ReBeL's 1e-80 floor on regrets and reaches) or 'conditional'\n"
-           "(values conditional on reaching the node). Ignored by fp and lfp. See csrc/core/solver.h.")
+           "(values conditional on reaching the node). Ignored by fp and lfp. See csrc/solvers/subgame_solver.h.")
       .def("step", [](SubgameSolver& s) {
         py::gil_scoped_release release;
         s.step();

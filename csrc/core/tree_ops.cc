@@ -14,17 +14,14 @@ void compute_reach(const PublicTree& tree, int H, const std::vector<double>& pol
   for (int n : tree.decision_nodes) {
     const double* r = &reach[static_cast<size_t>(n) * H];
     const int begin = tree.first_child[n], end = begin + tree.num_children[n];
-    if (tree.player[n] == player) {
-      for (int c = begin; c < end; ++c) {
-        double* rc = &reach[static_cast<size_t>(c) * H];
-        const double* p = &policy[static_cast<size_t>(c) * H];
-        for (int h = 0; h < H; ++h) rc[h] = r[h] * p[h];
-      }
-    } else {
-      for (int c = begin; c < end; ++c) {
-        double* rc = &reach[static_cast<size_t>(c) * H];
-        for (int h = 0; h < H; ++h) rc[h] = r[h];
-      }
+    if (decision_role(tree, n, player) != NodeRole::kOwn) {
+      reach_where_not_acting(H, tree.num_children[n], r, &reach[static_cast<size_t>(begin) * H]);
+      continue;
+    }
+    for (int c = begin; c < end; ++c) {
+      double* rc = &reach[static_cast<size_t>(c) * H];
+      const double* p = &policy[static_cast<size_t>(c) * H];
+      for (int h = 0; h < H; ++h) rc[h] = r[h] * p[h];
     }
   }
 }
@@ -45,17 +42,16 @@ void backup_policy_values(const PublicTree& tree, int H, const std::vector<doubl
   for (auto it = tree.decision_nodes.rbegin(); it != tree.decision_nodes.rend(); ++it) {
     const int n = *it;
     double* v = &values[static_cast<size_t>(n) * H];
-    for (int h = 0; h < H; ++h) v[h] = 0.0;
     const int begin = tree.first_child[n], end = begin + tree.num_children[n];
-    const bool own = tree.player[n] == player;
+    if (decision_role(tree, n, player) != NodeRole::kOwn) {
+      value_where_not_acting(H, tree.num_children[n], &values[static_cast<size_t>(begin) * H], v);
+      continue;
+    }
+    for (int h = 0; h < H; ++h) v[h] = 0.0;
     for (int c = begin; c < end; ++c) {
       const double* vc = &values[static_cast<size_t>(c) * H];
-      if (own) {
-        const double* p = &policy[static_cast<size_t>(c) * H];
-        for (int h = 0; h < H; ++h) v[h] += p[h] * vc[h];
-      } else {
-        for (int h = 0; h < H; ++h) v[h] += vc[h];
-      }
+      const double* p = &policy[static_cast<size_t>(c) * H];
+      for (int h = 0; h < H; ++h) v[h] += p[h] * vc[h];
     }
   }
 }
@@ -69,23 +65,20 @@ void backup_best_response(const PublicTree& tree, int H, int player, std::vector
     double* v = &values[static_cast<size_t>(n) * H];
     const int begin = tree.first_child[n], end = begin + tree.num_children[n];
     const double* first = &values[static_cast<size_t>(begin) * H];
+    if (decision_role(tree, n, player) != NodeRole::kOwn) {
+      value_where_not_acting(H, tree.num_children[n], first, v);
+      continue;
+    }
     for (int h = 0; h < H; ++h) v[h] = first[h];
-    if (tree.player[n] == player) {
-      int* best = best_child ? &(*best_child)[static_cast<size_t>(n) * H] : nullptr;
-      if (best) for (int h = 0; h < H; ++h) best[h] = begin;
-      for (int c = begin + 1; c < end; ++c) {
-        const double* vc = &values[static_cast<size_t>(c) * H];
-        for (int h = 0; h < H; ++h) {
-          if (vc[h] > v[h]) {
-            v[h] = vc[h];
-            if (best) best[h] = c;
-          }
+    int* best = best_child ? &(*best_child)[static_cast<size_t>(n) * H] : nullptr;
+    if (best) for (int h = 0; h < H; ++h) best[h] = begin;
+    for (int c = begin + 1; c < end; ++c) {
+      const double* vc = &values[static_cast<size_t>(c) * H];
+      for (int h = 0; h < H; ++h) {
+        if (vc[h] > v[h]) {
+          v[h] = vc[h];
+          if (best) best[h] = c;
         }
-      }
-    } else {
-      for (int c = begin + 1; c < end; ++c) {
-        const double* vc = &values[static_cast<size_t>(c) * H];
-        for (int h = 0; h < H; ++h) v[h] += vc[h];
       }
     }
   }

@@ -2,12 +2,80 @@
 // Arrays are [num_nodes * num_hands], policies use the child-indexed layout of tree.h.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "core/game.h"
 #include "core/tree.h"
+#include "util/simd.h"
 
 namespace rebel {
+
+// How a node looks to `player`, the player whose reach or values a pass computes (the
+// player a solver updates, or the best-responding player). This is the one place that
+// classifies nodes: the passes below and the solvers ask node_role / decision_role and
+// treat every decision node where `player` does not act through reach_where_not_acting and
+// value_where_not_acting. A new kind of node (public chance) is a new role here and a new
+// case in those two helpers, not a new branch in every pass.
+enum class NodeRole : uint8_t {
+  kOwn,         // `player` decides: its policy (or best response) applies
+  kOpponent,    // the other player decides: `player`'s reach passes through unchanged and the
+                // node's value is the sum of its children's (the opponent's reach is already
+                // inside the leaf values)
+  kTerminal,    // values from the game (fill_terminal_values)
+  kPseudoLeaf,  // values from the value net
+};
+
+// The role of a node of tree.decision_nodes (no lookup of its kind: for the hot loops).
+inline NodeRole decision_role(const PublicTree& tree, int n, int player) {
+  return tree.player[n] == player ? NodeRole::kOwn : NodeRole::kOpponent;
+}
+
+// The role of any node.
+inline NodeRole node_role(const PublicTree& tree, int n, int player) {
+  switch (tree.kind[n]) {
+    case NodeKind::kTerminal: return NodeRole::kTerminal;
+    case NodeKind::kPseudoLeaf: return NodeRole::kPseudoLeaf;
+    case NodeKind::kDecision: break;
+  }
+  return decision_role(tree, n, player);
+}
+
+// Below a decision node where `player` does not act (today: the opponent's), `player`'s
+// reach at each of its `num_children` children from its reach at the node. `node` points at
+// the node's H entries, `children` at its first child's (children are contiguous, H entries
+// each). T is double (reaches) or uint16_t (the off-path modes' reach orders). kHands > 0
+// fixes the hand count at compile time (the caller's unrolled variants); always inlined, so
+// it takes the instruction set of the SIMD clone that calls it.
+template <int kHands = 0, typename T>
+REBEL_ALWAYS_INLINE void reach_where_not_acting(int hands, int num_children, const T* node, T* children) {
+  const int H = kHands > 0 ? kHands : hands;
+  for (int k = 0; k < num_children; ++k) std::copy(node, node + H, children + static_cast<size_t>(k) * H);
+}
+
+// The value for `player` of a decision node where it does not act (today: the sum of the
+// children's values), written to `value` (H entries). `child_values` points at the first
+// child's H entries. `counts(k)` says whether child k contributes (the off-path passes leave
+// out children reached at a higher order); children are summed in order from 0.
+template <int kHands = 0, typename Counts>
+REBEL_ALWAYS_INLINE void value_where_not_acting(int hands, int num_children, const double* __restrict child_values,
+                                                double* __restrict value, Counts counts) {
+  const int H = kHands > 0 ? kHands : hands;
+  for (int h = 0; h < H; ++h) value[h] = 0.0;
+  for (int k = 0; k < num_children; ++k) {
+    if (!counts(k)) continue;
+    const double* vc = child_values + static_cast<size_t>(k) * H;
+    for (int h = 0; h < H; ++h) value[h] += vc[h];
+  }
+}
+
+template <int kHands = 0>
+REBEL_ALWAYS_INLINE void value_where_not_acting(int hands, int num_children, const double* __restrict child_values,
+                                                double* __restrict value) {
+  value_where_not_acting<kHands>(hands, num_children, child_values, value, [](int) { return true; });
+}
 
 // reach[n*H + h] = root_reach[h] * product of `player`'s policy along the path to n.
 void compute_reach(const PublicTree& tree, int H, const std::vector<double>& policy, int player,

@@ -1,4 +1,4 @@
-// The m,n,k game (csrc/mnk/board.h) as a public-belief-state game: perfect information is
+// The m,n,k game (csrc/games/mnk_board.h) as a public-belief-state game: perfect information is
 // the case of one private hand per player, so every public state is the position itself and
 // ReBeL's search, solvers and best response run on it unchanged. Actions are cells
 // (row * n + column); the payoff is +1 / -1 for a line of k, 0 for a draw.
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/registry.h"
-#include "mnk/board.h"
+#include "games/mnk_board.h"
 
 namespace rebel {
 namespace {

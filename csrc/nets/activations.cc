@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "nets/cpu_features.h"
-#include "nets/simd.h"
+#include "util/cpu_features.h"
+#include "util/simd.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>

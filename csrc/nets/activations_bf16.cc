@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "nets/activations.h"
-#include "nets/cpu_features.h"
+#include "util/cpu_features.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>

@@ -4,8 +4,8 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "nets/cpu_features.h"
-#include "nets/simd.h"
+#include "util/cpu_features.h"
+#include "util/simd.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define REBEL_X86 1

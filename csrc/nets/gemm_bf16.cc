@@ -5,7 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "nets/cpu_features.h"
+#include "util/cpu_features.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define REBEL_BF16_KERNELS 1

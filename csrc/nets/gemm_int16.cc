@@ -4,7 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "nets/cpu_features.h"
+#include "util/cpu_features.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define REBEL_INT16_KERNELS 1

@@ -6,8 +6,8 @@
 #include <type_traits>
 
 #include "nets/activations.h"
-#include "nets/cpu_features.h"
 #include "nets/denormals.h"
+#include "util/cpu_features.h"
 
 namespace rebel {
 

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "core/game.h"
-#include "core/solver.h"
+#include "solvers/subgame_solver.h"
 
 namespace rebel {
 

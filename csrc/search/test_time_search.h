@@ -18,9 +18,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "core/solver.h"
 #include "core/tree.h"
-#include "core/value_net.h"
+#include "nets/value_net.h"
+#include "solvers/subgame_solver.h"
 
 namespace rebel {
 

@@ -1,2 +1,2 @@
-"""Playing against the bot: card games (:mod:`~rebel.play.cards`), board games
-(:mod:`~rebel.play.boards`) and the running score (:mod:`~rebel.play.score`)."""
+"""Playing against the bot: card games (:mod:`~rebel.play.cards`, with the running score and
+its interval) and board games (:mod:`~rebel.play.boards`)."""

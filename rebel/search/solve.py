@@ -22,7 +22,7 @@ from rebel.util.progress import AFTER_SECONDS, Progress
 
 log = logging.getLogger(__name__)
 
-#: Solver names accepted by the core (see csrc/core/solver.h).
+#: Solver names accepted by the core (see csrc/solvers/subgame_solver.h).
 SOLVERS: tuple[str, ...] = ("cfr", "lcfr", "cfr+", "dcfr", "fp", "lfp")
 SOLVER_HELP: dict[str, str] = {
     "cfr": "vanilla CFR",
@@ -34,7 +34,7 @@ SOLVER_HELP: dict[str, str] = {
 }
 DCFR_DEFAULTS = {"dcfr_alpha": 1.5, "dcfr_beta": 0.0, "dcfr_gamma": 2.0}
 #: What the CFR solvers do at nodes the current iterate reaches with probability 0
-#: (csrc/core/solver.h, OffPath); fp and lfp ignore it.
+#: (csrc/solvers/subgame_solver.h, OffPath); fp and lfp ignore it.
 OFF_PATH_MODES: tuple[str, ...] = tuple(_core.OFF_PATH_MODES)
 DEFAULT_OFF_PATH: str = _core.DEFAULT_OFF_PATH
 OFF_PATH_HELP: dict[str, str] = {

@@ -1,7 +1,7 @@
 """A literal, slow re-implementation of CFR with an infinitesimal eps, for the off-path tests.
 
 The C++ solvers' off-path modes keep every reach as a leading-order term c * eps^k and
-compute the eps -> 0 limit exactly (csrc/core/solver.h, OffPath). This module does the
+compute the eps -> 0 limit exactly (csrc/solvers/subgame_solver.h, OffPath). This module does the
 opposite: it runs the algorithm with a real, tiny eps in arbitrary-exponent floating point
 (mpmath: 1e-80 ** 10 does not underflow), per node and hand, so the two can be compared:
 

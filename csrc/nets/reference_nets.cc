@@ -1,4 +1,4 @@
-#include "search/nets.h"
+#include "nets/reference_nets.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "nets/cpu_features.h"
+#include "util/cpu_features.h"
 
 #include <cstdlib>
 #include <sstream>

@@ -14,6 +14,9 @@
 #define REBEL_SIMD_CLONES
 #endif
 
+// Forces inlining, so that a helper takes the instruction set of the clone that calls it.
+#define REBEL_ALWAYS_INLINE inline __attribute__((always_inline))
+
 namespace rebel::simd {
 
 typedef float v16f __attribute__((vector_size(64)));

@@ -1,4 +1,4 @@
-#include "mnk/mcts.h"
+#include "perfect_info/mcts.h"
 
 #include <algorithm>
 #include <cmath>

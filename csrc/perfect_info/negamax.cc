@@ -1,4 +1,4 @@
-#include "mnk/solver.h"
+#include "perfect_info/negamax.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,10 +1,10 @@
-#include "nets/peak_probe.h"
+#include "bench/peak_probe.h"
 
 #include <chrono>
 #include <stdexcept>
 
-#include "nets/cpu_features.h"
 #include "nets/gemm_bf16.h"
+#include "util/cpu_features.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #include <immintrin.h>

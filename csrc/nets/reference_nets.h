@@ -8,8 +8,8 @@
 #include <mutex>
 #include <string>
 
-#include "core/solver.h"
-#include "core/value_net.h"
+#include "nets/value_net.h"
+#include "solvers/subgame_solver.h"
 
 namespace rebel {
 

@@ -14,7 +14,7 @@
 #include <random>
 #include <vector>
 
-#include "mnk/board.h"
+#include "games/mnk_board.h"
 
 namespace rebel {
 namespace mnk {

@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "mnk/board.h"
+#include "games/mnk_board.h"
 
 namespace rebel {
 namespace mnk {

@@ -1,4 +1,4 @@
-#include "mnk/board.h"
+#include "games/mnk_board.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,0 +1,46 @@
+// Names of the solver kinds and off-path modes (SolverKind, OffPath).
+#include <stdexcept>
+#include <string>
+
+#include "solvers/subgame_solver.h"
+
+namespace rebel {
+
+SolverKind parse_solver_kind(const std::string& name) {
+  if (name == "cfr") return SolverKind::kCfr;
+  if (name == "lcfr" || name == "linear_cfr") return SolverKind::kLinearCfr;
+  if (name == "cfr+" || name == "cfrplus" || name == "cfr_plus") return SolverKind::kCfrPlus;
+  if (name == "dcfr") return SolverKind::kDcfr;
+  if (name == "fp") return SolverKind::kFp;
+  if (name == "lfp" || name == "linear_fp") return SolverKind::kLinearFp;
+  throw std::invalid_argument("unknown solver '" + name + "'; choose one of cfr, lcfr, cfr+, dcfr, fp, lfp");
+}
+
+std::string solver_kind_name(SolverKind kind) {
+  switch (kind) {
+    case SolverKind::kCfr: return "cfr";
+    case SolverKind::kLinearCfr: return "lcfr";
+    case SolverKind::kCfrPlus: return "cfr+";
+    case SolverKind::kDcfr: return "dcfr";
+    case SolverKind::kFp: return "fp";
+    case SolverKind::kLinearFp: return "lfp";
+  }
+  return "?";
+}
+
+OffPath parse_off_path(const std::string& name) {
+  if (name == "skip") return OffPath::kSkip;
+  if (name == "floor") return OffPath::kFloor;
+  if (name == "conditional") return OffPath::kConditional;
+  throw std::invalid_argument("unknown off-path mode '" + name + "'; choose one of skip, floor, conditional");
+}
+
+std::string off_path_name(OffPath mode) {
+  switch (mode) {
+    case OffPath::kSkip: return "skip";
+    case OffPath::kFloor: return "floor";
+    case OffPath::kConditional: return "conditional";
+  }
+  return "?";
+}
+}  // namespace rebel

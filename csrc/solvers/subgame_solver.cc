@@ -1,0 +1,144 @@
+// SubgameSolver's driver: construction (policies, reaches, the uniform start in the average,
+// the pseudo-leaf query rows), the step loop that dispatches to the CFR or FP update, the
+// averaged root values and the average policy.
+#include "solvers/subgame_solver.h"
+
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "core/tree_ops.h"
+#include "solvers/subgame_solver_internal.h"
+
+namespace rebel {
+
+using detail::kNeverUpdated;
+
+SubgameSolver::SubgameSolver(GamePtr game, std::shared_ptr<const PublicTree> tree, Beliefs root_reach,
+                             SolverParams params, ValueNetPtr net)
+    : game_(std::move(game)), tree_(std::move(tree)), params_(params), net_(std::move(net)) {
+  if (!game_ || !tree_) throw std::invalid_argument("SubgameSolver: game and tree are required");
+  check_tree_game(*game_, *tree_);
+  H_ = game_->num_hands();
+  for (int p = 0; p < 2; ++p) {
+    root_reach_[p] = checked_beliefs(root_reach[p], H_, p == 0 ? "beliefs of player 0" : "beliefs of player 1");
+  }
+  if (!tree_->pseudo_leaves.empty() && !net_) {
+    throw std::invalid_argument("the subgame has " + std::to_string(tree_->pseudo_leaves.size()) +
+                                " pseudo-leaves: a value net is required (or remove the depth limit)");
+  }
+  const size_t cells = static_cast<size_t>(tree_->size()) * H_;
+  current_ = uniform_policy(*game_, *tree_);
+  average_ = current_;
+  regrets_.assign(cells, 0.0);
+  scratch_.assign(H_, 0.0);
+  values_.assign(cells, 0.0);
+  // The uniform policy enters the average once, weighted by each player's own reach.
+  sum_.assign(cells, 0.0);
+  const bool orders = params_.off_path != OffPath::kSkip && !is_fp();
+  for (int p = 0; p < 2; ++p) {
+    if (!orders) {
+      compute_reach(*tree_, H_, current_, p, root_reach_[p].data(), &reach_[p]);
+    } else {
+      // A hand the beliefs exclude is reached at order 1 (coefficient 1); the uniform
+      // policy plays every action, so every node keeps the root's orders.
+      std::vector<double> root = root_reach_[p];
+      std::vector<uint16_t> root_order(H_, 0);
+      for (int h = 0; h < H_; ++h) {
+        if (root[h] > 0.0) continue;
+        root[h] = 1.0;
+        root_order[h] = 1;
+      }
+      compute_reach(*tree_, H_, current_, p, root.data(), &reach_[p]);
+      orders_[p].resize(cells);
+      for (size_t i = 0; i < cells; ++i) orders_[p][i] = root_order[i % H_];
+    }
+    for (int n : tree_->decision_nodes) {
+      if (decision_role(*tree_, n, p) != NodeRole::kOwn) continue;  // p's average lives at its own nodes
+      for (int c = tree_->first_child[n]; c < tree_->first_child[n] + tree_->num_children[n]; ++c) {
+        for (int h = 0; h < H_; ++h) {
+          const size_t i = static_cast<size_t>(n) * H_ + h;
+          const double own = orders && orders_[p][i] != 0 ? 0.0 : reach_[p][i];
+          sum_[static_cast<size_t>(c) * H_ + h] = own * current_[static_cast<size_t>(c) * H_ + h];
+        }
+      }
+    }
+  }
+  if (orders) {
+    regret_order_.assign(cells, kNeverUpdated);
+    scratch_keep_.assign(H_, 0.0);
+    scratch_replace_.assign(H_, 0.0);
+    node_order_.assign(tree_->size(), 0);
+    opp_leading_.assign(cells, 0.0);
+  }
+  for (int p = 0; p < 2; ++p) {
+    root_values_mean_[p].assign(H_, 0.0);
+    root_values_last_[p].assign(H_, 0.0);
+  }
+  // Pseudo-leaf query rows: the header and features never change, beliefs do. Each
+  // iteration copies the rows of the leaves it queries into a dense batch.
+  const int L = static_cast<int>(tree_->pseudo_leaves.size());
+  if (L > 0) {
+    const int row = query_size(*game_);
+    leaf_rows_.assign(static_cast<size_t>(L) * row, 0.0f);
+    query_rows_.assign(static_cast<size_t>(L) * row, 0.0f);
+    query_beliefs_.assign(static_cast<size_t>(L) * 2 * H_, 0.0);
+    leaf_out_.assign(static_cast<size_t>(L) * H_, 0.0);
+    if (H_ == 1) single_hand_values_.assign(static_cast<size_t>(L) * 2, std::numeric_limits<double>::quiet_NaN());
+    queried_leaves_.reserve(L);
+    batch_.row_size = row;
+    batch_.rows = query_rows_.data();
+    batch_.queried_player.reserve(L);
+    batch_.histories.reserve(L);
+    batch_.beliefs0.reserve(L);
+    batch_.beliefs1.reserve(L);
+    for (int i = 0; i < L; ++i) {
+      const int n = tree_->pseudo_leaves[i];
+      float* r = &leaf_rows_[static_cast<size_t>(i) * row];
+      r[0] = static_cast<float>(tree_->player[n]);
+      game_->public_features(tree_->history[n], r + 2);
+    }
+  }
+}
+
+bool SubgameSolver::is_fp() const {
+  return params_.kind == SolverKind::kFp || params_.kind == SolverKind::kLinearFp;
+}
+
+void SubgameSolver::run(int iterations) {
+  if (iterations < 0) throw std::invalid_argument("iterations must be >= 0, got " + std::to_string(iterations));
+  for (int i = 0; i < iterations; ++i) step();
+}
+
+void SubgameSolver::step() {
+  const int player = num_steps() % 2;
+  if (is_fp()) fp_step(player);
+  else cfr_step(player);
+}
+
+void SubgameSolver::iterate_beliefs(int node, int player, double* out) const {
+  if (!tracks_orders()) throw std::logic_error("iterate_beliefs needs an off-path mode other than skip (CFR solvers)");
+  const size_t i = static_cast<size_t>(node) * H_;
+  normalize_reach(&reach_[player][i], &orders_[player][i], H_, params_.off_path, out);
+}
+
+void SubgameSolver::update_root_mean(int player, int update_index) {
+  const bool uniform_average = params_.kind == SolverKind::kCfr || params_.kind == SolverKind::kFp;
+  const double alpha = uniform_average ? 1.0 / update_index : 2.0 / (update_index + 1);
+  auto& mean = root_values_mean_[player];
+  auto& last = root_values_last_[player];
+  for (int h = 0; h < H_; ++h) {
+    last[h] = values_[h];
+    mean[h] += (values_[h] - mean[h]) * alpha;
+  }
+}
+
+const std::vector<double>& SubgameSolver::average_policy() const {
+  if (average_stale_) {
+    normalize_policy(*tree_, H_, sum_, &average_);
+    average_stale_ = false;
+  }
+  return average_;
+}
+}  // namespace rebel

@@ -181,7 +181,7 @@ class SubgameSolver:
         off_path: what the CFR solvers do at nodes the current iterate reaches with probability 0:
         'skip' (no regret update there, pseudo-leaves the opponent does not reach are not queried),
         'floor' (the limit of the original ReBeL's 1e-80 floor on regrets and reaches) or 'conditional'
-        (values conditional on reaching the node). Ignored by fp and lfp. See csrc/core/solver.h.
+        (values conditional on reaching the node). Ignored by fp and lfp. See csrc/solvers/subgame_solver.h.
         """
     def average_policy(self) -> numpy.typing.NDArray[numpy.float64]:
         ...
@@ -702,10 +702,6 @@ def _layer_norm_gelu(x: numpy.typing.ArrayLike, gamma: numpy.typing.ArrayLike, b
 def _layer_norm_gelu_head(x: numpy.typing.ArrayLike, gamma: numpy.typing.ArrayLike, beta: numpy.typing.ArrayLike, w: numpy.typing.ArrayLike, bias: numpy.typing.ArrayLike, eps: typing.SupportsFloat | typing.SupportsIndex = 9.999999747378752e-06, doubled: bool = False) -> numpy.typing.NDArray[numpy.float32]:
     """
     Test hook: the bf16 path's last LayerNorm + GELU with the head fused in: bias + GELU(LN(x)) w^T for x float32 [rows, n], w [outputs <= 16, n]. doubled: the GELU runs doubled (pass w halved, as the net does).
-    """
-def _peak_probe(kind: str, seconds: typing.SupportsFloat | typing.SupportsIndex = 0.2) -> float:
-    """
-    Benchmark helper: measured flops/s of one core's multiply-add units (fma512, fma256, dpbf16, amx, dpwssd), or its clock in cycles/s (clock).
     """
 def bayes_update(beliefs: numpy.typing.ArrayLike, action_probs: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.float64]:
     """

@@ -153,21 +153,15 @@ void bind_search(py::module_& m) {
     const int H = require(game, "game").num_hands();
     auto b0 = checked_beliefs(to_double_vector(beliefs0, {H}, "beliefs0"), H, "beliefs0");
     auto b1 = checked_beliefs(to_double_vector(beliefs1, {H}, "beliefs1"), H, "beliefs1");
-    const int row = query_size(*game), F = game->feature_size(), B = static_cast<int>(histories.size());
+    const int row = query_size(*game), B = static_cast<int>(histories.size());
     std::vector<float> rows(static_cast<size_t>(B) * row, 0.0f);
     LeafQueryBatch batch;
     batch.size = B;
     batch.row_size = row;
     for (int i = 0; i < B; ++i) {
       if (game->is_terminal(histories[i])) throw py::value_error("net_values needs non-terminal histories");
-      float* r = &rows[static_cast<size_t>(i) * row];
-      r[0] = static_cast<float>(game->player_to_act(histories[i]));
-      r[1] = static_cast<float>(queried_player);
-      game->public_features(histories[i], r + 2);
-      for (int h = 0; h < H; ++h) {
-        r[2 + F + h] = static_cast<float>(b0[h]);
-        r[2 + F + H + h] = static_cast<float>(b1[h]);
-      }
+      write_query_row(*game, histories[i], game->player_to_act(histories[i]), queried_player, b0.data(), b1.data(),
+                      &rows[static_cast<size_t>(i) * row]);
       batch.histories.push_back(&histories[i]);
       batch.queried_player.push_back(queried_player);
       batch.beliefs0.push_back(b0.data());

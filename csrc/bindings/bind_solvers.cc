@@ -10,7 +10,7 @@
 #include "bindings/common.h"
 #include "core/best_response.h"
 #include "core/tree_ops.h"
-#include "nets/value_net.h"
+#include "core/value_net.h"
 #include "search/test_time_search.h"
 #include "solvers/subgame_solver.h"
 

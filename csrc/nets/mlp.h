@@ -15,7 +15,7 @@
 #include "nets/gemm_bf16.h"
 #include "nets/gemm_int16.h"
 #include "nets/mlp_weights.h"
-#include "nets/value_net.h"
+#include "core/value_net.h"
 
 namespace rebel {
 

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <string>
 
-#include "nets/value_net.h"
+#include "core/value_net.h"
 #include "solvers/subgame_solver.h"
 
 namespace rebel {

@@ -49,13 +49,13 @@ Pbs pbs_after(const Game& game, const Pbs& pbs, Action action, const std::vector
   return make_pbs(game, std::move(history), next);
 }
 
-Pbs initial_pbs(const Game& game) { return make_pbs(game, {}, {game.hand_prior(), game.hand_prior()}); }
+void multiply_beliefs(std::vector<double>* beliefs, const double* action_probs) {
+  for (size_t h = 0; h < beliefs->size(); ++h) (*beliefs)[h] *= action_probs[h];
+}
 
 void bayes_update(std::vector<double>* beliefs, const double* action_probs) {
-  auto& b = *beliefs;
-  const int H = static_cast<int>(b.size());
-  for (int h = 0; h < H; ++h) b[h] *= action_probs[h];
-  normalize_beliefs(b.data(), H, b.data());
+  multiply_beliefs(beliefs, action_probs);
+  normalize_beliefs(beliefs->data(), static_cast<int>(beliefs->size()), beliefs->data());
 }
 
 }  // namespace rebel

@@ -22,12 +22,13 @@ Pbs make_pbs(const Game& game, History history, const Beliefs& beliefs);
 // actions and actions no hand in the beliefs would take.
 Pbs pbs_after(const Game& game, const Pbs& pbs, Action action, const std::vector<double>& action_probs);
 
-// The initial PBS: empty history, both players' beliefs = the prior.
-Pbs initial_pbs(const Game& game);
-
 // Bayes update after `player` took a public action: beliefs[h] *= P(action | h), then
 // normalise. `action_probs` holds P(action | h) per hand. If no hand can take the action
 // the beliefs become uniform (an off-policy action; callers decide whether to allow it).
 void bayes_update(std::vector<double>* beliefs, const double* action_probs);
+
+// The numerator of that update, beliefs[h] *= P(action | h), without normalising (a walk
+// that takes several actions normalises once at its end).
+void multiply_beliefs(std::vector<double>* beliefs, const double* action_probs);
 
 }  // namespace rebel

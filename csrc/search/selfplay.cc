@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/tree_ops.h"
+#include "search/pbs.h"
 
 namespace rebel {
 
@@ -136,7 +137,7 @@ SelfPlayStep SelfPlayGenerator::step(const History& history, const Beliefs& beli
       if (k < 0) throw std::logic_error("self-play walk: the iterate gives a hand no action");
       child = first + k;
     }
-    for (int h = 0; h < H; ++h) next[p][h] *= iterate[static_cast<size_t>(child) * H + h];
+    multiply_beliefs(&next[p], &iterate[static_cast<size_t>(child) * H]);  // Bayes, normalised below
     node = child;
   }
   out.next_history = tree.history[node];
@@ -151,17 +152,12 @@ SelfPlayStep SelfPlayGenerator::step(const History& history, const Beliefs& beli
   run_steps(params_.iterations - out.sampled_iteration);
 
   // Training examples: the root query row of each player and its averaged root values.
-  const int row = query_size(game), F = game.feature_size();
+  const int row = query_size(game);
   out.rows.assign(static_cast<size_t>(2) * row, 0.0f);
   out.targets.assign(static_cast<size_t>(2) * H, 0.0f);
   const int actor = game.player_to_act(history);
   for (int q = 0; q < 2; ++q) {
-    float* r = &out.rows[static_cast<size_t>(q) * row];
-    r[0] = static_cast<float>(actor);
-    r[1] = static_cast<float>(q);
-    game.public_features(history, r + 2);
-    for (int p = 0; p < 2; ++p)
-      for (int h = 0; h < H; ++h) r[2 + F + p * H + h] = static_cast<float>(root[p][h]);
+    write_query_row(game, history, actor, q, root[0].data(), root[1].data(), &out.rows[static_cast<size_t>(q) * row]);
     const std::vector<double>& values = solver.root_values(q);
     for (int h = 0; h < H; ++h) out.targets[static_cast<size_t>(q) * H + h] = static_cast<float>(values[h]);
   }

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "core/tree.h"
-#include "nets/value_net.h"
+#include "core/value_net.h"
 #include "search/test_time_search.h"
 #include "solvers/subgame_solver.h"
 
@@ -47,7 +47,7 @@ struct SelfPlayParams {
 };
 
 struct SelfPlayStep {
-  // One query row per player (layout of nets/value_net.h) and its target values.
+  // One query row per player (layout of core/value_net.h) and its target values.
   std::vector<float> rows;     // 2 * query_size
   std::vector<float> targets;  // 2 * num_hands
   int sampled_iteration = 0;   // half-steps done before the walk

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "core/tree.h"
-#include "nets/value_net.h"
+#include "core/value_net.h"
 #include "solvers/subgame_solver.h"
 
 namespace rebel {

@@ -22,7 +22,6 @@ void SubgameSolver::compute_leaf_values(int player) {
   const int L = static_cast<int>(tree_->pseudo_leaves.size());
   if (L == 0) return;
   const int row = batch_.row_size;
-  const int F = game_->feature_size();
 
   // A leaf the opponent reaches with zero mass has value exactly 0 for `player` (the net's
   // values are scaled by that mass), so it is not queried: regret matching plays many
@@ -59,8 +58,8 @@ void SubgameSolver::compute_leaf_values(int player) {
     for (int p = 0; p < 2; ++p) {
       if (orders) normalize_reach(&reach_[p][n * H_], &orders_[p][n * H_], H_, params_.off_path, b + p * H_);
       else normalize_beliefs(&reach_[p][n * H_], H_, b + p * H_);
-      for (int h = 0; h < H_; ++h) r[2 + F + p * H_ + h] = static_cast<float>(b[p * H_ + h]);
     }
+    write_query_beliefs(*game_, b, b + H_, r);
     batch_.queried_player.push_back(player);
     batch_.histories.push_back(&tree_->history[n]);
     batch_.beliefs0.push_back(b);

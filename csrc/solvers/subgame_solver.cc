@@ -95,9 +95,7 @@ SubgameSolver::SubgameSolver(GamePtr game, std::shared_ptr<const PublicTree> tre
     batch_.beliefs1.reserve(L);
     for (int i = 0; i < L; ++i) {
       const int n = tree_->pseudo_leaves[i];
-      float* r = &leaf_rows_[static_cast<size_t>(i) * row];
-      r[0] = static_cast<float>(tree_->player[n]);
-      game_->public_features(tree_->history[n], r + 2);
+      write_query_public(*game_, tree_->history[n], tree_->player[n], &leaf_rows_[static_cast<size_t>(i) * row]);
     }
   }
 }

@@ -20,7 +20,7 @@
 
 #include "core/game.h"
 #include "core/tree.h"
-#include "nets/value_net.h"
+#include "core/value_net.h"
 
 namespace rebel {
 

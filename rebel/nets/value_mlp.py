@@ -1,6 +1,6 @@
 """The ReBeL value network: an MLP from a public-belief-state query row to values per hand.
 
-Input rows follow the layout of ``csrc/nets/value_net.h`` (length ``game.query_size``
+Input rows follow the layout of ``csrc/core/value_net.h`` (length ``game.query_size``
 = 2 + feature_size + 2 * num_hands): acting player, queried player, public features,
 normalised beliefs of player 0, normalised beliefs of player 1. The output holds one
 value per hand of the queried player (``game.num_hands``).

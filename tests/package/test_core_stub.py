@@ -16,11 +16,6 @@ from rebel import _core
 
 STUB = REPO_ROOT / "rebel" / "_core.pyi"
 REGENERATE = "regenerate the stub: .venv/bin/python scripts/gen_core_stub.py"
-#: In the stub but allowed to be absent from the module: the benchmark-only peak probe, which may
-#: move out of the shipped extension into a debug/benchmark module.
-MAY_BE_ABSENT = {"_peak_probe"}
-
-
 def _stub() -> ast.Module:
     return ast.parse(STUB.read_text(), filename=str(STUB))
 
@@ -91,7 +86,7 @@ def test_module_names_match_the_stub():
     runtime = _public(dir(_core))
     missing = sorted(runtime - stub)
     assert not missing, f"bound in rebel._core but not in rebel/_core.pyi: {missing}; {REGENERATE}"
-    stale = sorted(stub - runtime - MAY_BE_ABSENT)
+    stale = sorted(stub - runtime)
     assert not stale, f"in rebel/_core.pyi but no longer bound: {stale}; {REGENERATE}"
 
 

@@ -13,11 +13,34 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/game.h"
 
 namespace rebel {
+
+// The public part of a query row (layout above): [0] the acting player, [2, 2+F) the
+// public features of `history`. [1], the queried player, is the caller's (write_query_row).
+inline void write_query_public(const Game& game, const History& history, int actor, float* row) {
+  row[0] = static_cast<float>(actor);
+  game.public_features(history, row + 2);
+}
+
+// The beliefs part of a query row: both players' normalised beliefs, H entries each.
+inline void write_query_beliefs(const Game& game, const double* beliefs0, const double* beliefs1, float* row) {
+  const int F = game.feature_size(), H = game.num_hands();
+  for (int h = 0; h < H; ++h) row[2 + F + h] = static_cast<float>(beliefs0[h]);
+  for (int h = 0; h < H; ++h) row[2 + F + H + h] = static_cast<float>(beliefs1[h]);
+}
+
+// A whole query row: what `queried` player's values at the PBS (history, beliefs) are asked with.
+inline void write_query_row(const Game& game, const History& history, int actor, int queried,
+                            const double* beliefs0, const double* beliefs1, float* row) {
+  write_query_public(game, history, actor, row);
+  row[1] = static_cast<float>(queried);
+  write_query_beliefs(game, beliefs0, beliefs1, row);
+}
 
 struct LeafQueryBatch {
   int size = 0;                     // number of rows

@@ -15,6 +15,25 @@ from rebel.search.solve import SolveResult, solve
 
 REPO_ROOT = Path(rebel.__file__).resolve().parent.parent
 
+def _denormals_flushed() -> bool:
+    """Whether this thread's floating-point unit flushes denormals (numpy's float32 division)."""
+    import numpy as np
+
+    return float(np.float32(1e-38) / np.float32(4.0)) == 0.0
+
+
+@pytest.fixture(autouse=True)
+def ieee_denormals():
+    """Every test starts with IEEE denormals on the main thread. An in-process ``rebel train``
+    calls flush_denormals() (torch's flush-to-zero, which stays on for the process), and the
+    tests after it would otherwise see flushed arithmetic: the native kernels' denormal tests
+    and Hypothesis (which refuses to run without subnormals) among them."""
+    torch = sys.modules.get("torch")
+    if torch is not None and _denormals_flushed():
+        torch.set_flush_denormal(False)
+    yield
+
+
 #: (num_dice, num_faces) of the paper's four Liar's Dice games.
 PAPER_GAMES = [(1, 4), (1, 5), (1, 6), (2, 3)]
 

@@ -25,19 +25,6 @@ def caller_keeps_denormals() -> bool:
     return float(np.float32(1e-38) / np.float32(4.0)) != 0.0
 
 
-@pytest.fixture(autouse=True)
-def ieee_caller():
-    """IEEE denormals on this thread while a test runs: a training run earlier in the same
-    process (an in-process ``rebel train``) leaves torch's flush-to-zero switched on."""
-    torch = sys.modules.get("torch")
-    flushed = not caller_keeps_denormals()
-    if flushed and torch is not None:
-        torch.set_flush_denormal(False)
-    yield
-    if flushed and torch is not None:
-        torch.set_flush_denormal(True)
-
-
 def conv_layers(value_fc2_weight: np.ndarray) -> dict:
     rng = np.random.default_rng(0)
 

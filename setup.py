@@ -59,27 +59,23 @@ _sanitize = os.environ.get("REBEL_SANITIZE") or ("address,undefined" if os.envir
 if _sanitize:
     extra_compile_args, extra_link_args = sanitizer_flags(_sanitize, debug=bool(os.environ.get("REBEL_DEBUG")))
 
-ext = Pybind11Extension(
-    "rebel._core",
-    sources,
-    depends=sorted(glob.glob("csrc/**/*.h", recursive=True)),
-    include_dirs=["csrc"],
-    cxx_std=17,
-    # Copies: Pybind11Extension adds its own flags to the list it is given (shared with _bench).
-    extra_compile_args=list(extra_compile_args),
-    extra_link_args=list(extra_link_args),
-)
+def extension(name: str, ext_sources: list) -> Pybind11Extension:
+    """One C++17 extension of the package, with the flags above."""
+    return Pybind11Extension(
+        name,
+        ext_sources,
+        depends=sorted(glob.glob("csrc/**/*.h", recursive=True)),
+        include_dirs=["csrc"],
+        cxx_std=17,
+        # Copies: Pybind11Extension adds its own flags to the list it is given.
+        extra_compile_args=list(extra_compile_args),
+        extra_link_args=list(extra_link_args),
+    )
 
+
+ext = extension("rebel._core", sources)
 # Benchmark instrumentation (peak arithmetic rates of a core), kept out of the shipped _core.
-bench_ext = Pybind11Extension(
-    "rebel._bench",
-    bench_sources,
-    depends=sorted(glob.glob("csrc/**/*.h", recursive=True)),
-    include_dirs=["csrc"],
-    cxx_std=17,
-    extra_compile_args=list(extra_compile_args),
-    extra_link_args=list(extra_link_args),
-)
+bench_ext = extension("rebel._bench", bench_sources)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -22,7 +22,8 @@ ParallelCompile("REBEL_BUILD_JOBS", default=2).install()
 
 # rebel._core: every source but the benchmark instrumentation of csrc/bench/, which builds the
 # separate rebel._bench (with the two sources its probes need).
-sources = sorted(p for p in glob.glob("csrc/**/*.cc", recursive=True) if not p.startswith(os.path.join("csrc", "bench", "")))
+BENCH_DIR = os.path.join("csrc", "bench", "")
+sources = sorted(p for p in glob.glob("csrc/**/*.cc", recursive=True) if not p.startswith(BENCH_DIR))
 bench_sources = sorted(glob.glob("csrc/bench/*.cc")) + ["csrc/util/cpu_features.cc", "csrc/nets/gemm_bf16.cc"]
 # -ffp-contract=off: no FMA contraction, so every CPU clone (SSE, AVX2, AVX-512) rounds alike
 # and results are the same on every x86-64 machine.
@@ -48,7 +49,8 @@ def sanitizer_flags(sanitize: str, debug: bool) -> tuple:
     kinds = [k.strip() for k in sanitize.split(",") if k.strip()]
     allowed = {"address", "undefined", "thread"}
     if not kinds or not set(kinds) <= allowed or ("thread" in kinds and "address" in kinds):
-        raise SystemExit(f"REBEL_SANITIZE must be 'address,undefined', 'address', 'undefined' or 'thread', got {sanitize!r}")
+        raise SystemExit("REBEL_SANITIZE must be 'address,undefined', 'address', 'undefined' or 'thread', "
+                         f"got {sanitize!r}")
     flag = "-fsanitize=" + ",".join(kinds)
     compile_args = ["-O0" if debug else "-O1", "-g", "-fno-omit-frame-pointer", "-Wall", "-Wextra",
                     "-Wno-unused-parameter", "-ffp-contract=off", flag, "-fno-sanitize-recover=all"]

@@ -14,7 +14,7 @@ import pytest
 from conftest import REPO_ROOT
 
 #: What ruff checks (pyproject.toml's [tool.ruff] says how); mypy checks `files` of [tool.mypy].
-RUFF_PATHS = ["rebel", "tests", "benchmarks", "experiments", "scripts"]
+RUFF_PATHS = ["rebel", "tests", "benchmarks", "experiments", "scripts", "setup.py"]
 
 
 def _run_tool(module: str, args: list[str], timeout: float) -> None:

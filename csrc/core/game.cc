@@ -1,6 +1,7 @@
 #include "core/game.h"
 
 #include <sstream>
+#include <stdexcept>
 
 namespace rebel {
 
@@ -24,6 +25,10 @@ double count_nodes_rec(const Game& game, History& history, int depth_left, doubl
 double Game::count_tree_nodes(const History& root, int max_depth, double cap) const {
   History history = root;
   return count_nodes_rec(*this, history, max_depth, cap, 0.0);
+}
+
+void Game::chance_factors(const History& /*history*/, Action /*outcome*/, double* /*out*/) const {
+  throw std::logic_error(description() + " has no public chance nodes");
 }
 
 std::string Game::description() const {

@@ -1,12 +1,25 @@
 // Game interface: two-player zero-sum games where each player's private "hand" is dealt
-// once at the start (from a known prior) and every later action is public.
+// once at the start (from a known prior) and every later event is public: a player's action
+// or a public chance event (a board card's deal).
 //
-// A public state is identified by its history of public actions. Values are always
+// A public state is identified by its history of public events. Values are always
 // "counterfactual" in the vectorised-CFR sense: for a player i and hand h,
 //   v_i(h) = sum_{h'} w(h, h') * r_{-i}(h') * u_i(h, h', z)
 // where r_{-i} is the opponent's reach vector *including* its prior, and
 // w(h, h') = P(h, h') / (P(h) P(h')) is 1 for independent hands and encodes card
 // removal otherwise. With this convention sum_h P(h) v_i(h) is player i's expected payoff.
+//
+// Public chance. At a chance node player_to_act() is kChancePlayer and legal_actions() lists
+// the outcomes (action ids of their own). The outcome probability given the private hands
+// must factor over the two hands: P(b | history, h, h') = f_b(h) f_b(h') whenever
+// w(h, h') > 0, with f_b(h) >= 0 given by chance_factors(). Dealing a card uniformly from
+// the cards no hand holds has this form: f_b(h) = sqrt(1 / #cards left) if h does not hold b,
+// else 0 (the number of cards left is the same for every compatible pair of hands). The
+// convention then extends through chance unchanged: below outcome b each player's reach is
+// r_b(h) = f_b(h) r(h), and the chance node's value is v(h) = sum_b f_b(h) v_b(h), where v_b
+// is the counterfactual value below b (computed from the opponent's r_b). terminal_values()
+// below a board keep the formula above with w(h, h') of the private deal; the board's card
+// removal is inside the reaches. Values of a hand the board makes impossible are 0.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +36,9 @@ using History = std::vector<Action>;
 // Ordered (name, value) parameter list, e.g. {{"num_dice", 1}, {"num_faces", 4}}.
 using GameParams = std::vector<std::pair<std::string, int>>;
 
+// player_to_act() at a public chance node.
+constexpr int kChancePlayer = 2;
+
 class Game {
  public:
   virtual ~Game() = default;
@@ -38,15 +54,22 @@ class Game {
   virtual const std::vector<double>& hand_prior() const = 0;
 
   virtual bool is_terminal(const History& history) const = 0;
-  // Player to act (0 or 1) at a non-terminal history.
+  // Player to act (0 or 1, or kChancePlayer at a public chance node) at a non-terminal history.
   virtual int player_to_act(const History& history) const = 0;
-  // Legal actions at a non-terminal history, strictly increasing ids.
+  // Legal actions (at a chance node: the outcomes) at a non-terminal history, strictly
+  // increasing ids.
   virtual void legal_actions(const History& history, std::vector<Action>* out) const = 0;
 
   // Counterfactual values (see file comment) of every hand of `player` at a terminal
   // history, given the opponent's reach vector (length num_hands()).
   virtual void terminal_values(const History& history, int player, const double* opp_reach,
                                double* out) const = 0;
+
+  // True when some history has a public chance node.
+  virtual bool has_public_chance() const { return false; }
+  // f_b(h) for every hand h (see the file comment) at the chance node `history` and its
+  // outcome `outcome`. Only called at chance nodes.
+  virtual void chance_factors(const History& history, Action outcome, double* out) const;
 
   // w(h_player, h_opponent) = P(h, h') / (P(h) P(h')); 1 when hands are independent.
   virtual bool hands_independent() const { return true; }

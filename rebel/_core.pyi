@@ -8,7 +8,7 @@ import numpy
 import numpy.typing
 import os
 import typing
-__all__: list[str] = ['ConvPolicyValueNet', 'DEFAULT_OFF_PATH', 'Game', 'MccfrSolver', 'MctsBatch', 'MlpValueNet', 'MnkBoard', 'MnkSolver', 'NodeKind', 'OFF_PATH_MODES', 'OracleNet', 'Pbs', 'PerfectInfoSearch', 'PerturbedNet', 'PublicTree', 'PythonValueNet', 'SelfPlayGenerator', 'SelfPlayStep', 'SubgameSolver', 'TestTimeSearch', 'ValueNet', 'ZeroNet', 'bayes_update', 'best_response', 'bf16_round', 'build_tree', 'evaluate_matrix_strategies', 'evaluate_mixture_sum', 'expected_value', 'exploitability', 'list_games', 'list_matrix_games', 'make_game', 'matrix_game', 'mlp_bf16_preferred', 'mlp_int16_preferred', 'mlp_supported_bf16_isas', 'mlp_supported_int16_isas', 'mlp_supported_isas', 'mnk_rollout_search', 'mnk_symmetries', 'net_values', 'solve_matrix_game', 'uniform_policy', 'validate_policy']
+__all__: list[str] = ['CHANCE_PLAYER', 'ConvPolicyValueNet', 'DEFAULT_OFF_PATH', 'Game', 'MccfrSolver', 'MctsBatch', 'MlpValueNet', 'MnkBoard', 'MnkSolver', 'NodeKind', 'OFF_PATH_MODES', 'OracleNet', 'Pbs', 'PerfectInfoSearch', 'PerturbedNet', 'PublicTree', 'PythonValueNet', 'SelfPlayGenerator', 'SelfPlayStep', 'SubgameSolver', 'TestTimeSearch', 'ValueNet', 'ZeroNet', 'bayes_update', 'best_response', 'bf16_round', 'build_tree', 'evaluate_matrix_strategies', 'evaluate_mixture_sum', 'expected_value', 'exploitability', 'list_games', 'list_matrix_games', 'make_game', 'matrix_game', 'mlp_bf16_preferred', 'mlp_int16_preferred', 'mlp_supported_bf16_isas', 'mlp_supported_int16_isas', 'mlp_supported_isas', 'mnk_rollout_search', 'mnk_symmetries', 'net_values', 'solve_matrix_game', 'uniform_policy', 'validate_policy']
 class Game:
     """
     A two-player zero-sum game with private hands and public actions.
@@ -76,7 +76,10 @@ class NodeKind:
       TERMINAL
 
       PSEUDO_LEAF
+
+      CHANCE
     """
+    CHANCE: typing.ClassVar[NodeKind]
     DECISION: typing.ClassVar[NodeKind]
     PSEUDO_LEAF: typing.ClassVar[NodeKind]
     TERMINAL: typing.ClassVar[NodeKind]
@@ -121,6 +124,10 @@ class PublicTree:
     """
     def __len__(self) -> int:
         ...
+    def chance_factors(self, node: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float64]:
+        """
+        Chance factors f_b(h) of a chance node's children: [num_children, num_hands].
+        """
     def find(self, arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> int:
         """
         Node id of a history relative to the root, or -1.
@@ -129,6 +136,9 @@ class PublicTree:
         ...
     @property
     def action(self) -> numpy.typing.NDArray[numpy.int32]:
+        ...
+    @property
+    def chance_nodes(self) -> numpy.typing.NDArray[numpy.int32]:
         ...
     @property
     def decision_nodes(self) -> numpy.typing.NDArray[numpy.int32]:
@@ -143,6 +153,11 @@ class PublicTree:
     def game(self) -> str:
         """
         Description of the game the tree was built for (e.g. 'kuhn()').
+        """
+    @property
+    def internal_nodes(self) -> numpy.typing.NDArray[numpy.int32]:
+        """
+        Decision and chance nodes, breadth-first.
         """
     @property
     def kind(self) -> numpy.typing.NDArray[numpy.int32]:
@@ -715,9 +730,10 @@ def bf16_round(x: numpy.typing.ArrayLike, path: str = 'scalar') -> numpy.typing.
     """
     float32 [n] rounded to bfloat16 (nearest even, denormals to +-0) as the bf16 kernels round, back in float32. path: 'scalar' (portable C++), 'integer_ops' (AVX-512 integer operations) or 'instruction' (VCVTNEPS2BF16, needs AVX512_BF16): the same bits; the kernels use the fastest this CPU has.
     """
-def build_tree(game: Game, root: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] = [], max_depth: typing.SupportsInt | typing.SupportsIndex = -1) -> PublicTree:
+def build_tree(game: Game, root: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] = [], max_depth: typing.SupportsInt | typing.SupportsIndex = -1, chance_leaves: bool = False) -> PublicTree:
     """
-    Public tree below `root` (a history of action ids) down to max_depth actions (-1: unlimited).
+    Public tree below `root` (a history of event ids) down to max_depth events (-1: unlimited); with
+    chance_leaves, every public chance node below the root is a pseudo-leaf.
     """
 def evaluate_matrix_strategies(payoff: numpy.typing.ArrayLike, row_strategy: numpy.typing.ArrayLike, col_strategy: numpy.typing.ArrayLike) -> dict:
     """
@@ -792,5 +808,6 @@ def uniform_policy(arg0: Game, arg1: PublicTree) -> numpy.typing.NDArray[numpy.f
     ...
 def validate_policy(game: Game, tree: PublicTree, policy: numpy.typing.ArrayLike) -> None:
     ...
+CHANCE_PLAYER: int = 2
 DEFAULT_OFF_PATH: str = 'skip'
 OFF_PATH_MODES: tuple = ('skip', 'floor', 'conditional')

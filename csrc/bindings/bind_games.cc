@@ -147,7 +147,9 @@ void bind_games(py::module_& m) {
   py::enum_<NodeKind>(m, "NodeKind")
       .value("DECISION", NodeKind::kDecision)
       .value("TERMINAL", NodeKind::kTerminal)
-      .value("PSEUDO_LEAF", NodeKind::kPseudoLeaf);
+      .value("PSEUDO_LEAF", NodeKind::kPseudoLeaf)
+      .value("CHANCE", NodeKind::kChance);
+  m.attr("CHANCE_PLAYER") = kChancePlayer;
 
   py::class_<PublicTree, std::shared_ptr<PublicTree>>(m, "PublicTree",
       "Public tree in flat arrays, breadth-first; policies are [num_nodes, num_hands] indexed by child node.")
@@ -165,6 +167,16 @@ void bind_games(py::module_& m) {
         return vec_array(k);
       })
       .def_property_readonly("decision_nodes", [](const PublicTree& t) { return vec_array(t.decision_nodes); })
+      .def_property_readonly("chance_nodes", [](const PublicTree& t) { return vec_array(t.chance_nodes); })
+      .def_property_readonly("internal_nodes", [](const PublicTree& t) { return vec_array(t.internal_nodes); },
+                             "Decision and chance nodes, breadth-first.")
+      .def("chance_factors", [](const PublicTree& t, int n) {
+        if (n < 0 || n >= t.size()) throw py::index_error("node id out of range");
+        const double* f = t.chance_factors_at(n);
+        if (!f) throw py::value_error("node " + std::to_string(n) + " is not a chance node");
+        std::vector<double> out(f, f + static_cast<size_t>(t.num_children[n]) * t.num_hands);
+        return to_array_2d(out, t.num_children[n], t.num_hands);
+      }, py::arg("node"), "Chance factors f_b(h) of a chance node's children: [num_children, num_hands].")
       .def_property_readonly("terminal_nodes", [](const PublicTree& t) { return vec_array(t.terminal_nodes); })
       .def_property_readonly("pseudo_leaves", [](const PublicTree& t) { return vec_array(t.pseudo_leaves); })
       .def("history", [](const PublicTree& t, int n) {
@@ -176,17 +188,18 @@ void bind_games(py::module_& m) {
       .def_property_readonly("game", [](const PublicTree& t) { return t.game; },
                              "Description of the game the tree was built for (e.g. 'kuhn()').");
 
-  m.def("build_tree", [](const std::shared_ptr<Game>& game, const History& root, int max_depth) {
+  m.def("build_tree", [](const std::shared_ptr<Game>& game, const History& root, int max_depth, bool chance_leaves) {
     check_history(require(game, "game"), root);
     if (max_depth == 0 || max_depth < -1) throw py::value_error("max_depth must be >= 1, or -1 for no limit; got " + std::to_string(max_depth));
     std::shared_ptr<PublicTree> t;
     {
       py::gil_scoped_release release;
-      t = std::make_shared<PublicTree>(build_tree(*game, root, max_depth));
+      t = std::make_shared<PublicTree>(build_tree(*game, root, max_depth, chance_leaves));
     }
     return t;
-  }, py::arg("game"), py::arg("root") = History{}, py::arg("max_depth") = -1,
-     "Public tree below `root` (a history of action ids) down to max_depth actions (-1: unlimited).");
+  }, py::arg("game"), py::arg("root") = History{}, py::arg("max_depth") = -1, py::arg("chance_leaves") = false,
+     "Public tree below `root` (a history of event ids) down to max_depth events (-1: unlimited); with\n"
+     "chance_leaves, every public chance node below the root is a pseudo-leaf.");
 
   m.def("uniform_policy", [](const std::shared_ptr<Game>& game, const PublicTree& tree) {
     check_tree_game(require(game, "game"), tree);

@@ -17,7 +17,7 @@ double max_tree_cells() {
   return 0.5 * bytes / (10.0 * sizeof(double));
 }
 
-PublicTree build_tree(const Game& game, const History& root, int max_depth) {
+PublicTree build_tree(const Game& game, const History& root, int max_depth, bool chance_leaves) {
   const double cap = max_tree_cells() / game.num_hands();
   const double nodes = game.count_tree_nodes(root, max_depth, cap);
   if (nodes > cap || nodes > 2e9) {
@@ -33,6 +33,7 @@ PublicTree build_tree(const Game& game, const History& root, int max_depth) {
 
   PublicTree t;
   t.game = game.description();
+  t.num_hands = game.num_hands();
   const auto reserve = static_cast<size_t>(nodes);
   t.parent.reserve(reserve);
   t.history.reserve(reserve);
@@ -43,28 +44,57 @@ PublicTree build_tree(const Game& game, const History& root, int max_depth) {
     t.first_child.push_back(-1);
     t.num_children.push_back(0);
     const bool terminal = game.is_terminal(history);
-    t.player.push_back(terminal ? -1 : game.player_to_act(history));
-    t.kind.push_back(terminal ? NodeKind::kTerminal
-                              : (max_depth >= 0 && depth >= max_depth ? NodeKind::kPseudoLeaf
-                                                                      : NodeKind::kDecision));
+    const int player = terminal ? -1 : game.player_to_act(history);
+    const bool chance = player == kChancePlayer;
+    t.player.push_back(player);
+    NodeKind kind = chance ? NodeKind::kChance : NodeKind::kDecision;
+    if (terminal) kind = NodeKind::kTerminal;
+    else if ((max_depth >= 0 && depth >= max_depth) || (chance && chance_leaves && parent >= 0))
+      kind = NodeKind::kPseudoLeaf;
+    t.kind.push_back(kind);
     t.history.push_back(std::move(history));
   };
   add_node(-1, -1, root, 0);
   std::vector<Action> actions;
+  const int H = game.num_hands();
   for (int n = 0; n < t.size(); ++n) {  // breadth-first: the vector grows as we go
     switch (t.kind[n]) {
       case NodeKind::kTerminal: t.terminal_nodes.push_back(n); continue;
       case NodeKind::kPseudoLeaf: t.pseudo_leaves.push_back(n); continue;
       case NodeKind::kDecision: t.decision_nodes.push_back(n); break;
+      case NodeKind::kChance: t.chance_nodes.push_back(n); break;
     }
+    t.internal_nodes.push_back(n);
     game.legal_actions(t.history[n], &actions);
     if (actions.empty()) throw std::logic_error("non-terminal node without legal actions");
     t.first_child[n] = t.size();
     t.num_children[n] = static_cast<int>(actions.size());
+    if (t.kind[n] == NodeKind::kChance) {
+      const size_t start = t.chance_factors.size();
+      t.chance_factors.resize(start + actions.size() * H);
+      for (size_t k = 0; k < actions.size(); ++k) {
+        double* f = &t.chance_factors[start + k * H];
+        game.chance_factors(t.history[n], actions[k], f);
+        for (int h = 0; h < H; ++h) {
+          if (!(f[h] >= 0.0 && f[h] <= 1.0)) {
+            throw std::logic_error(game.description() + ": chance factor outside [0, 1] at a chance node");
+          }
+        }
+      }
+    }
     for (Action a : actions) {
       History child = t.history[n];
       child.push_back(a);
       add_node(n, a, std::move(child), t.depth[n] + 1);
+    }
+  }
+  if (!t.chance_nodes.empty()) {
+    // Factors were appended in the order of t.chance_nodes.
+    t.chance_offset.assign(t.size(), -1);
+    long long offset = 0;
+    for (int n : t.chance_nodes) {
+      t.chance_offset[n] = offset;
+      offset += static_cast<long long>(t.num_children[n]) * H;
     }
   }
   return t;

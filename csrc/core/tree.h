@@ -14,7 +14,8 @@
 
 namespace rebel {
 
-enum class NodeKind : uint8_t { kDecision = 0, kTerminal = 1, kPseudoLeaf = 2 };
+// kChance: a public chance node (player kChancePlayer); its children are the outcomes.
+enum class NodeKind : uint8_t { kDecision = 0, kTerminal = 1, kPseudoLeaf = 2, kChance = 3 };
 
 struct PublicTree {
   std::vector<int> parent;        // -1 for the root
@@ -22,23 +23,39 @@ struct PublicTree {
   std::vector<int> num_children;  // 0 for terminals and pseudo-leaves
   std::vector<Action> action;     // action leading to the node (-1 for the root)
   std::vector<int> depth;         // actions below the root
-  std::vector<int> player;        // player to act; -1 at terminals
+  std::vector<int> player;        // player to act (kChancePlayer at chance nodes); -1 at terminals
   std::vector<NodeKind> kind;
   std::vector<History> history;   // full public history (from the game's start)
   std::string game;               // Game::description() of the game it was built for
+  int num_hands = 0;              // the game's hands per player
 
-  std::vector<int> decision_nodes;  // in breadth-first order
+  std::vector<int> decision_nodes;  // nodes where a player acts, in breadth-first order
+  std::vector<int> chance_nodes;    // public chance nodes, in breadth-first order
+  std::vector<int> internal_nodes;  // decision and chance nodes, in breadth-first order
   std::vector<int> terminal_nodes;
   std::vector<int> pseudo_leaves;
+  // Chance factors f_b(h) (game.h) of the children of every chance node n: the H values of
+  // its k-th child start at chance_factors[chance_offset[n] + k * H]; chance_offset[n] = -1 at
+  // every other node. Empty for games without public chance.
+  std::vector<long long> chance_offset;
+  std::vector<double> chance_factors;
 
   int size() const { return static_cast<int>(parent.size()); }
   const History& root_history() const { return history[0]; }
+  bool has_chance() const { return !chance_nodes.empty(); }
+  // The factors of node n's first child (the children's are contiguous, H each), or null
+  // when n is not a chance node.
+  const double* chance_factors_at(int n) const {
+    return chance_offset.empty() || chance_offset[n] < 0 ? nullptr : chance_factors.data() + chance_offset[n];
+  }
 };
 
-// Builds the tree below `root` down to `max_depth` actions (max_depth < 0: the whole
-// subtree). Non-terminal nodes at max_depth become pseudo-leaves. Throws
-// std::invalid_argument (before allocating) if the tree would not fit in memory.
-PublicTree build_tree(const Game& game, const History& root, int max_depth = -1);
+// Builds the tree below `root` down to `max_depth` public events (max_depth < 0: the whole
+// subtree). Non-terminal nodes at max_depth become pseudo-leaves; with `chance_leaves`, so
+// does every chance node below the root (a poker subgame that ends with its betting round:
+// the value net is asked before the deal). Throws std::invalid_argument (before allocating)
+// if the tree would not fit in memory.
+PublicTree build_tree(const Game& game, const History& root, int max_depth = -1, bool chance_leaves = false);
 
 // Throws std::invalid_argument unless `tree` was built for `game` (same description): a
 // tree of another game would index hands and actions out of range.

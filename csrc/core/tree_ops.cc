@@ -11,11 +11,12 @@ void compute_reach(const PublicTree& tree, int H, const std::vector<double>& pol
   auto& reach = *reach_out;
   reach.resize(static_cast<size_t>(tree.size()) * H);
   for (int h = 0; h < H; ++h) reach[h] = root_reach[h];
-  for (int n : tree.decision_nodes) {
+  for (int n : tree.internal_nodes) {
     const double* r = &reach[static_cast<size_t>(n) * H];
     const int begin = tree.first_child[n], end = begin + tree.num_children[n];
     if (decision_role(tree, n, player) != NodeRole::kOwn) {
-      reach_where_not_acting(H, tree.num_children[n], r, &reach[static_cast<size_t>(begin) * H]);
+      reach_where_not_acting(H, tree.num_children[n], r, &reach[static_cast<size_t>(begin) * H],
+                             tree.chance_factors_at(n));
       continue;
     }
     for (int c = begin; c < end; ++c) {
@@ -39,12 +40,13 @@ void fill_terminal_values(const Game& game, const PublicTree& tree, int player,
 void backup_policy_values(const PublicTree& tree, int H, const std::vector<double>& policy,
                           int player, std::vector<double>* values_out) {
   auto& values = *values_out;
-  for (auto it = tree.decision_nodes.rbegin(); it != tree.decision_nodes.rend(); ++it) {
+  for (auto it = tree.internal_nodes.rbegin(); it != tree.internal_nodes.rend(); ++it) {
     const int n = *it;
     double* v = &values[static_cast<size_t>(n) * H];
     const int begin = tree.first_child[n], end = begin + tree.num_children[n];
     if (decision_role(tree, n, player) != NodeRole::kOwn) {
-      value_where_not_acting(H, tree.num_children[n], &values[static_cast<size_t>(begin) * H], v);
+      value_where_not_acting(H, tree.num_children[n], &values[static_cast<size_t>(begin) * H], v,
+                             tree.chance_factors_at(n));
       continue;
     }
     for (int h = 0; h < H; ++h) v[h] = 0.0;
@@ -60,13 +62,13 @@ void backup_best_response(const PublicTree& tree, int H, int player, std::vector
                           std::vector<int>* best_child) {
   auto& values = *values_out;
   if (best_child) best_child->assign(static_cast<size_t>(tree.size()) * H, -1);
-  for (auto it = tree.decision_nodes.rbegin(); it != tree.decision_nodes.rend(); ++it) {
+  for (auto it = tree.internal_nodes.rbegin(); it != tree.internal_nodes.rend(); ++it) {
     const int n = *it;
     double* v = &values[static_cast<size_t>(n) * H];
     const int begin = tree.first_child[n], end = begin + tree.num_children[n];
     const double* first = &values[static_cast<size_t>(begin) * H];
     if (decision_role(tree, n, player) != NodeRole::kOwn) {
-      value_where_not_acting(H, tree.num_children[n], first, v);
+      value_where_not_acting(H, tree.num_children[n], first, v, tree.chance_factors_at(n));
       continue;
     }
     for (int h = 0; h < H; ++h) v[h] = first[h];

@@ -49,6 +49,10 @@ class TimedNet final : public ValueNet {
 SelfPlayGenerator::SelfPlayGenerator(GamePtr game, SelfPlayParams params, ValueNetPtr net)
     : game_(std::move(game)), params_(params), net_(std::move(net)) {
   if (!game_) throw std::invalid_argument("SelfPlayGenerator: a game is required");
+  if (game_->has_public_chance()) {
+    throw std::invalid_argument("self-play does not support games with public chance yet (" + game_->description() +
+                                ")");
+  }
   if (params_.depth < 1) throw std::invalid_argument("self-play depth must be >= 1, got " + std::to_string(params_.depth));
   if (params_.iterations < 2) {  // both players must update once for both targets to exist
     throw std::invalid_argument("self-play iterations must be >= 2, got " + std::to_string(params_.iterations));

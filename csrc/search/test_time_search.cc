@@ -25,6 +25,11 @@ TestTimeSearch::TestTimeSearch(GamePtr game, SearchParams params, ValueNetPtr ne
     : game_(std::move(game)), params_(params), net_(std::move(net)) {
   if (params_.depth < 1) throw std::invalid_argument("search depth must be >= 1, got " + std::to_string(params_.depth));
   if (params_.iterations < 1) throw std::invalid_argument("search iterations must be >= 1, got " + std::to_string(params_.iterations));
+  if (game_->has_public_chance()) {
+    // Subgames would have to end at the deal and restart below it with the dealt beliefs.
+    throw std::invalid_argument("test-time search does not support games with public chance yet (" +
+                                game_->description() + "); solve the full game instead");
+  }
   full_tree_ = std::make_shared<const PublicTree>(build_tree(*game_, {}, -1));
   const PublicTree& full = *full_tree_;
   subgames_.resize(full.size());
@@ -35,7 +40,7 @@ TestTimeSearch::TestTimeSearch(GamePtr game, SearchParams params, ValueNetPtr ne
     const PublicTree& t = *sg->tree;
     sg->to_full.assign(t.size(), -1);
     sg->to_full[0] = n;
-    for (int s : t.decision_nodes) {
+    for (int s : t.internal_nodes) {
       for (int k = 0; k < t.num_children[s]; ++k) {
         sg->to_full[t.first_child[s] + k] = full.first_child[sg->to_full[s]] + k;
       }

@@ -47,12 +47,12 @@ REBEL_ALWAYS_INLINE void regret_match_child_body(int hands, double uniform, doub
 // (policy-weighted for the updating player, value_where_not_acting elsewhere) and, for the
 // updating player, each child's instantaneous regret.
 template <int kHands>
-REBEL_ALWAYS_INLINE void backup_node_body(int hands, int num_children, bool own, const double* __restrict policy,
-                                          const double* __restrict child_values, double* __restrict value,
-                                          double* __restrict regrets) {
+REBEL_ALWAYS_INLINE void backup_node_body(int hands, int num_children, bool own, const double* __restrict factors,
+                                          const double* __restrict policy, const double* __restrict child_values,
+                                          double* __restrict value, double* __restrict regrets) {
   const int H = kHands > 0 ? kHands : hands;
   if (!own) {
-    value_where_not_acting<kHands>(H, num_children, child_values, value);
+    value_where_not_acting<kHands>(H, num_children, child_values, value, factors);
     return;
   }
   for (int h = 0; h < H; ++h) value[h] = 0.0;
@@ -76,10 +76,10 @@ REBEL_SIMD_CLONES void regret_match_child(int H, double uniform, double pos, dou
   regret_match_child_body<0>(H, uniform, pos, neg, strat, total, parent_reach, regret, current, reach, sum);
 }
 
-REBEL_SIMD_CLONES void backup_node(int H, int num_children, bool own, const double* __restrict policy,
-                                   const double* __restrict child_values, double* __restrict value,
-                                   double* __restrict regrets) {
-  backup_node_body<0>(H, num_children, own, policy, child_values, value, regrets);
+REBEL_SIMD_CLONES void backup_node(int H, int num_children, bool own, const double* __restrict factors,
+                                   const double* __restrict policy, const double* __restrict child_values,
+                                   double* __restrict value, double* __restrict regrets) {
+  backup_node_body<0>(H, num_children, own, factors, policy, child_values, value, regrets);
 }
 
 // The two passes of one CFR update of `player` over the whole tree.
@@ -89,16 +89,17 @@ struct CfrPasses {
   static void backup(const PublicTree& t, int hands, int player, const double* current, double* values,
                      double* regrets) {
     const int H = kHands > 0 ? kHands : hands;
-    for (auto it = t.decision_nodes.rbegin(); it != t.decision_nodes.rend(); ++it) {
+    for (auto it = t.internal_nodes.rbegin(); it != t.internal_nodes.rend(); ++it) {
       const int n = *it;
       const size_t begin = static_cast<size_t>(t.first_child[n]) * H;
       const bool own = decision_role(t, n, player) == NodeRole::kOwn;
+      const double* factors = t.chance_factors_at(n);
       if constexpr (kHands > 0) {
-        backup_node_body<kHands>(H, t.num_children[n], own, current + begin, values + begin,
+        backup_node_body<kHands>(H, t.num_children[n], own, factors, current + begin, values + begin,
                                  values + static_cast<size_t>(n) * H, regrets + begin);
       } else {
-        backup_node(H, t.num_children[n], own, current + begin, values + begin, values + static_cast<size_t>(n) * H,
-                    regrets + begin);
+        backup_node(H, t.num_children[n], own, factors, current + begin, values + begin,
+                    values + static_cast<size_t>(n) * H, regrets + begin);
       }
     }
   }
@@ -108,11 +109,12 @@ struct CfrPasses {
   static void update(const PublicTree& t, int hands, int player, const Discounts& d, double* reach,
                      double* regrets, double* current, double* sum, double* total) {
     const int H = kHands > 0 ? kHands : hands;
-    for (int n : t.decision_nodes) {
+    for (int n : t.internal_nodes) {
       const int begin = t.first_child[n], end = begin + t.num_children[n];
       const double* rn = reach + static_cast<size_t>(n) * H;
       if (decision_role(t, n, player) != NodeRole::kOwn) {
-        reach_where_not_acting<kHands>(H, end - begin, rn, reach + static_cast<size_t>(begin) * H);
+        reach_where_not_acting<kHands>(H, end - begin, rn, reach + static_cast<size_t>(begin) * H,
+                                       t.chance_factors_at(n));
         continue;
       }
       // Hands innermost everywhere so the loops vectorise.

@@ -46,14 +46,14 @@ void SubgameSolver::cfr_step_orders(int player) {
   compute_leaf_values(player);
 
   // Bottom-up values of the current iterate and regrets, order by order.
-  for (auto it = t.decision_nodes.rbegin(); it != t.decision_nodes.rend(); ++it) {
+  for (auto it = t.internal_nodes.rbegin(); it != t.internal_nodes.rend(); ++it) {
     const int n = *it;
     const int begin = t.first_child[n], end = begin + t.num_children[n];
     const uint16_t K = node_order_[n];
     double* v = &values_[static_cast<size_t>(n) * H];
     if (decision_role(t, n, player) != NodeRole::kOwn) {
       // Children reached at a higher order than the node are negligible here.
-      value_where_not_acting(H, end - begin, &values_[static_cast<size_t>(begin) * H], v,
+      value_where_not_acting(H, end - begin, &values_[static_cast<size_t>(begin) * H], v, t.chance_factors_at(n),
                              [&](int k) { return node_order_[begin + k] == K; });
       continue;
     }
@@ -100,12 +100,14 @@ void SubgameSolver::cfr_step_orders(int player) {
   double* total = scratch_.data();
   double* tremble = scratch_keep_.data();
   double* rule = scratch_replace_.data();  // kFloor: 0 = regret matching, 1 = max(R, 1), 2 = uniform
-  for (int n : t.decision_nodes) {
+  for (int n : t.internal_nodes) {
     const int begin = t.first_child[n], end = begin + t.num_children[n];
     const size_t bn = static_cast<size_t>(n) * H;
     if (decision_role(t, n, player) != NodeRole::kOwn) {
-      reach_where_not_acting(H, end - begin, &coef[bn], &coef[static_cast<size_t>(begin) * H]);
+      reach_where_not_acting(H, end - begin, &coef[bn], &coef[static_cast<size_t>(begin) * H],
+                             t.chance_factors_at(n));
       reach_where_not_acting(H, end - begin, &order[bn], &order[static_cast<size_t>(begin) * H]);
+      if (const double* f = t.chance_factors_at(n)) detail::mark_impossible(H, end - begin, f, &order[static_cast<size_t>(begin) * H]);
       continue;
     }
     const double uniform = 1.0 / (end - begin);

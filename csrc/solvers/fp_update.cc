@@ -22,11 +22,11 @@ void SubgameSolver::fp_step(int player) {
   std::vector<double>& br_reach = reach_[player];
   br_reach.assign(static_cast<size_t>(t.size()) * H, 0.0);
   std::copy(root_reach_[player].begin(), root_reach_[player].end(), br_reach.begin());
-  for (int n : t.decision_nodes) {
+  for (int n : t.internal_nodes) {
     const int begin = t.first_child[n], end = begin + t.num_children[n];
     const double* rn = &br_reach[static_cast<size_t>(n) * H];
     if (decision_role(t, n, player) != NodeRole::kOwn) {
-      reach_where_not_acting(H, end - begin, rn, &br_reach[static_cast<size_t>(begin) * H]);
+      reach_where_not_acting(H, end - begin, rn, &br_reach[static_cast<size_t>(begin) * H], t.chance_factors_at(n));
       continue;
     }
     const int* best = &best_child_[static_cast<size_t>(n) * H];

@@ -142,16 +142,46 @@ std::pair<int, int> MccfrSolver::sample_deal() {
   return {h0, last_possible};
 }
 
+void MccfrSolver::sample_outcome(int node, int h0, int h1) {
+  const PublicTree& t = *tree_;
+  const int begin = t.first_child[node], k = t.num_children[node];
+  const double* f = t.chance_factors_at(node);
+  double total = 0.0;
+  for (int i = 0; i < k; ++i) total += f[static_cast<size_t>(i) * H_ + h0] * f[static_cast<size_t>(i) * H_ + h1];
+  if (!(total > 0.0)) throw std::logic_error("no chance outcome is possible for the sampled deal");
+  const double target = uniform01() * total;
+  double cumulative = 0.0;
+  int chosen = -1, last_possible = -1;
+  for (int i = 0; i < k; ++i) {
+    const double q = f[static_cast<size_t>(i) * H_ + h0] * f[static_cast<size_t>(i) * H_ + h1];
+    sigma_[begin + i] = 0.0;
+    if (q <= 0.0 || chosen >= 0) continue;
+    last_possible = i;
+    cumulative += q;
+    if (cumulative > target) chosen = i;
+  }
+  sigma_[begin + (chosen >= 0 ? chosen : last_possible)] = 1.0;  // rounding at the top: the last possible
+}
+
 void MccfrSolver::iterate() {
   const PublicTree& t = *tree_;
   const auto [h0, h1] = sample_deal();
   const int hand[2] = {h0, h1};
 
-  // Forward pass (parents before children): regret-matching strategies and reaches.
+  // Forward pass (parents before children): regret-matching strategies and reaches. At a
+  // public chance node one outcome is sampled from P(b | h0, h1) = f_b(h0) f_b(h1) and
+  // played with probability 1 (chance sampling: the sampling probability cancels the
+  // chance probability), the others with 0.
   reach0_[0] = reach1_[0] = 1.0;
-  for (int n : t.decision_nodes) {
-    const int p = t.player[n], h = hand[p];
+  for (int n : t.internal_nodes) {
+    const int p = t.player[n];
     const int begin = t.first_child[n], end = begin + t.num_children[n];
+    if (p == kChancePlayer) {
+      sample_outcome(n, h0, h1);
+      for (int c = begin; c < end; ++c) reach0_[c] = reach0_[n] * sigma_[c], reach1_[c] = reach1_[n] * sigma_[c];
+      continue;
+    }
+    const int h = hand[p];
     regret_matching(regrets_, H_, begin, end, h, &sigma_[begin]);
     for (int c = begin; c < end; ++c) {
       reach0_[c] = reach0_[n] * (p == 0 ? sigma_[c] : 1.0);
@@ -165,11 +195,13 @@ void MccfrSolver::iterate() {
       value_[n] = (*utility_)(n, h0, h1);
       continue;
     }
-    const int p = t.player[n], h = hand[p];
+    const int p = t.player[n];
     const int begin = t.first_child[n], end = begin + t.num_children[n];
     double v = 0.0;
     for (int c = begin; c < end; ++c) v += sigma_[c] * value_[c];
     value_[n] = v;
+    if (p == kChancePlayer) continue;
+    const int h = hand[p];
     const double own = p == 0 ? reach0_[n] : reach1_[n];
     const double opp = p == 0 ? reach1_[n] : reach0_[n];
     const double sign = p == 0 ? 1.0 : -1.0;  // player 1's payoff is -value

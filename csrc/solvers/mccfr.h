@@ -49,6 +49,9 @@ class MccfrSolver {
 
   void iterate();
   std::pair<int, int> sample_deal();
+  // Samples one outcome of the chance node `node` for the deal (h0, h1); sigma_ of its
+  // children becomes 1 there and 0 elsewhere.
+  void sample_outcome(int node, int h0, int h1);
   double uniform01();
 
   GamePtr game_;

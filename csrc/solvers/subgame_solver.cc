@@ -53,6 +53,13 @@ SubgameSolver::SubgameSolver(GamePtr game, std::shared_ptr<const PublicTree> tre
       compute_reach(*tree_, H_, current_, p, root.data(), &reach_[p]);
       orders_[p].resize(cells);
       for (size_t i = 0; i < cells; ++i) orders_[p][i] = root_order[i % H_];
+      for (int n : tree_->internal_nodes) {  // top-down: copy the orders through chance
+        const size_t child = static_cast<size_t>(tree_->first_child[n]) * H_;
+        reach_where_not_acting(H_, tree_->num_children[n], &orders_[p][static_cast<size_t>(n) * H_],
+                               &orders_[p][child]);
+        if (const double* f = tree_->chance_factors_at(n))
+          detail::mark_impossible(H_, tree_->num_children[n], f, &orders_[p][child]);
+      }
     }
     for (int n : tree_->decision_nodes) {
       if (decision_role(*tree_, n, p) != NodeRole::kOwn) continue;  // p's average lives at its own nodes

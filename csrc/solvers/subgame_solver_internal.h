@@ -16,6 +16,15 @@ struct Discounts {
   bool floor_regrets = false;                // CFR+
 };
 
+// Below a chance node, a hand an outcome makes impossible (factor 0) has no leading order:
+// it is not a tremble but never reached, so its order is kMaxOrder there (it never leads a
+// node's lowest order). `factors` and `orders` point at the first child's H entries.
+inline void mark_impossible(int H, int num_children, const double* factors, uint16_t* orders) {
+  for (size_t i = 0; i < static_cast<size_t>(num_children) * H; ++i) {
+    if (factors[i] == 0.0) orders[i] = kMaxOrder;
+  }
+}
+
 // Discounts applied after update number t of a player (t = number of policies already in
 // the average).
 Discounts discounts_after(const SolverParams& params, int t_update);

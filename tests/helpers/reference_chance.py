@@ -43,7 +43,7 @@ def _walk(game: _core.Game, tree: _core.PublicTree, policy: np.ndarray, chance_p
     children = [(c, int(tree.action[c])) for c in range(first, first + count)]
     if acting == _core.CHANCE_PLAYER:
         total = 0.0
-        for c, outcome in children:
+        for _c, outcome in children:
             below = {o: w * chance_prob(history, outcome, *((hand, o) if player == 0 else (o, hand)))
                      for o, w in opp.items()}
             below = {o: w for o, w in below.items() if w > 0.0}

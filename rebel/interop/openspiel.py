@@ -71,6 +71,9 @@ class Counterpart:
     outcomes: Callable[[dict[str, int]], int]
     values: Callable[[dict[str, int]], int]
     without_replacement: bool
+    #: Games with public chance (a board card): rebel's event id of OpenSpiel's outcome at a
+    #: public chance node (the board card), given the game's parameters.
+    public_outcome: Optional[Callable[[dict[str, int], int], int]] = None
 
 
 #: The games with an OpenSpiel counterpart, by rebel ``Game.name``: the one per-game switch here.
@@ -80,6 +83,10 @@ OPENSPIEL_GAMES: dict[str, Counterpart] = {
     "liars_dice": Counterpart(game_string=lambda p: f"liars_dice(numdice={p['num_dice']},dice_sides={p['num_faces']})",
                               outcomes=lambda p: p["num_dice"], values=lambda p: p["num_faces"],
                               without_replacement=False),
+    # Cards 0..5 are the same cards in both (OpenSpiel's card ids are rebel's hands); the
+    # board card c is rebel's event 3 + c (after fold, call, raise).
+    "leduc": Counterpart(game_string=lambda p: "leduc_poker", outcomes=lambda p: 1, values=lambda p: 6,
+                         without_replacement=True, public_outcome=lambda p, card: 3 + card),
 }
 
 
@@ -111,6 +118,30 @@ class _Layout:
         self.faces = counterpart.values(params)    # values of one outcome (Kuhn: 3 cards)
         self.without_replacement = counterpart.without_replacement
         self.chance_actions = 2 * self.dice  # OpenSpiel's chance moves before the first bid
+        public_outcome = counterpart.public_outcome
+        self.public_event: Optional[Callable[[int], int]] = (
+            None if public_outcome is None else (lambda outcome: public_outcome(params, outcome)))
+
+    def rebel_history(self, os_game: Any, os_history: Sequence[int]) -> list[int]:
+        """Rebel's public history of an OpenSpiel history (the private deal left out, public
+        chance outcomes as rebel's event ids)."""
+        if self.public_event is None:
+            return [int(a) for a in os_history[self.chance_actions:]]
+        state = os_game.new_initial_state()
+        out = []
+        for i, action in enumerate(os_history):
+            if i >= self.chance_actions:
+                out.append(self.public_event(int(action)) if state.is_chance_node() else int(action))
+            state.apply_action(int(action))
+        return out
+
+    def openspiel_event(self, event: int) -> int:
+        """OpenSpiel's outcome of rebel's public chance event ``event``."""
+        assert self.public_event is not None
+        for outcome in range(self.faces):
+            if self.public_event(outcome) == event:
+                return outcome
+        raise ValueError(f"event {event} is no public chance outcome of {self.game.description()}")
 
     def hand_dice(self, hand: int) -> list[int]:
         """A rebel hand as OpenSpiel chance outcomes (Kuhn: the card; dice in roll order)."""
@@ -126,14 +157,20 @@ class _Layout:
         """An OpenSpiel state where ``player`` holds ``hand`` and ``bids`` were played."""
         mine = self.hand_dice(hand)
         # Any outcomes for the other seat do (the state's policy depends on the player's own);
-        # drawn without replacement, they must differ from the player's.
-        other = [(d + 1) % self.faces for d in mine] if self.without_replacement else [0] * self.dice
+        # drawn without replacement, they must differ from the player's and the board's.
+        board = [self.openspiel_event(int(e)) for e in bids if self._is_public_event(int(e))]
+        taken = set(mine) | set(board)
+        other = ([next(c for c in range(self.faces) if c not in taken)] * self.dice if self.without_replacement
+                 else [0] * self.dice)
         state = os_game.new_initial_state()
         for outcome in (mine + other if player == 0 else other + mine):
             state.apply_action(outcome)
-        for action in bids:
-            state.apply_action(int(action))
+        for event in bids:
+            state.apply_action(self.openspiel_event(int(event)) if state.is_chance_node() else int(event))
         return state
+
+    def _is_public_event(self, event: int) -> bool:
+        return self.public_event is not None and any(self.public_event(o) == event for o in range(self.faces))
 
 
 def _node_index(tree: _core.PublicTree) -> dict[tuple[int, ...], int]:
@@ -147,7 +184,8 @@ def _own_reach(game: Game, tree: _core.PublicTree, policy: np.ndarray) -> np.nda
     for n in range(1, len(tree)):
         p = parent[n]
         reach[:, n] = reach[:, p]
-        reach[player[p], n] *= policy[n]
+        if player[p] in (0, 1):  # chance nodes' children carry no policy
+            reach[player[p], n] *= policy[n]
     return reach
 
 
@@ -172,7 +210,7 @@ def to_openspiel(game: Game, policy: np.ndarray, tree: Optional[_core.PublicTree
         player = state.current_player()
         history = state.history()
         outcomes = history[player * layout.dice:(player + 1) * layout.dice]
-        node = nodes[tuple(history[layout.chance_actions:])]
+        node = nodes[tuple(layout.rebel_history(os_game, history))]
         hands = layout.hands_of(outcomes)
         kids = slice(first[node], first[node] + count[node])
         weights = reach[player, node, hands]

@@ -93,9 +93,10 @@ def _histories(tree: _core.PublicTree) -> list[str]:
     return out
 
 
-def _child_ranges(tree: _core.PublicTree) -> tuple[np.ndarray, np.ndarray]:
-    """(decision nodes, first child of each); their child ranges tile nodes 1..size-1."""
-    nodes = np.asarray(tree.decision_nodes)
+def _child_ranges(tree: _core.PublicTree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(internal nodes, first child of each, whether a player decides there); the internal
+    nodes' child ranges tile nodes 1..size-1 (chance nodes' children carry no policy)."""
+    nodes = np.asarray(tree.internal_nodes)
     starts = np.asarray(tree.first_child)[nodes]
     counts = np.asarray(tree.num_children)[nodes]
     order = np.argsort(starts, kind="stable")
@@ -103,7 +104,7 @@ def _child_ranges(tree: _core.PublicTree) -> tuple[np.ndarray, np.ndarray]:
     if len(nodes) and (starts[0] != 1 or np.any(starts[1:] != starts[:-1] + counts[:-1])
                        or starts[-1] + counts[-1] != len(tree)):
         raise RuntimeError("unexpected public tree layout: child ranges do not tile the nodes")
-    return nodes, starts
+    return nodes, starts, np.asarray(tree.player)[nodes] != _core.CHANCE_PLAYER
 
 
 def _game_label(game: Game) -> str:
@@ -129,10 +130,10 @@ def check_policy(game: Game, tree: _core.PublicTree, policy: Any) -> np.ndarray:
         n, h = (int(i) for i in np.argwhere(bad)[0])
         raise ValueError(f"policy entry at node {n} ({_node_desc(tree, n)}), hand {h} is "
                          f"{policy[n, h]!r}; probabilities must be finite and non-negative")
-    nodes, starts = _child_ranges(tree)
+    nodes, starts, decides = _child_ranges(tree)
     if len(nodes):
-        sums = np.add.reduceat(policy[1:], starts - 1, axis=0)  # (decision nodes, hands)
-        off = np.abs(sums - 1.0) > SUM_TOLERANCE
+        sums = np.add.reduceat(policy[1:], starts - 1, axis=0)  # (internal nodes, hands)
+        off = (np.abs(sums - 1.0) > SUM_TOLERANCE) & decides[:, None]
         if off.any():
             i, h = (int(x) for x in np.argwhere(off)[0])
             raise ValueError(f"policy at decision point '{h}|{','.join(map(str, tree.history(int(nodes[i]))))}' "

@@ -25,8 +25,9 @@ def test_missing_openspiel_is_a_clear_import_error(monkeypatch):
 def test_game_strings():
     assert ros.openspiel_game_string(kuhn()) == "kuhn_poker"
     assert ros.openspiel_game_string(liars_dice(2, 3)) == "liars_dice(numdice=2,dice_sides=3)"
-    assert sorted(ros.OPENSPIEL_GAMES) == ["kuhn", "liars_dice"]   # the one per-game table
-    with pytest.raises(ValueError, match=r"no OpenSpiel counterpart for mnk\(.*\) \(supported: kuhn, liars_dice\)"):
+    assert ros.openspiel_game_string(rebel.make_game("leduc", {})) == "leduc_poker"
+    assert sorted(ros.OPENSPIEL_GAMES) == ["kuhn", "leduc", "liars_dice"]   # the one per-game table
+    with pytest.raises(ValueError, match=r"no OpenSpiel counterpart for mnk\(.*\) \(supported: kuhn, liars_dice"):
         ros.openspiel_game_string(rebel.make_game("mnk", {}))
 
 
@@ -141,3 +142,29 @@ def test_rebel_bot_plays_liars_dice_by_the_rules():
     assert set(np.unique(returns)) <= {-1.0, 1.0}
     with pytest.raises(ValueError, match="player_id"):
         ros.make_rebel_bot(kuhn(), rebel.ZeroNet(kuhn()), 2)
+
+
+@pytest.mark.parametrize("solver", ["lcfr", "lfp"])
+def test_leduc_exploitability_equals_openspiel_best_response(solver):
+    """Limit Leduc (public chance): a full-game solver's average policy scored by OpenSpiel's
+    exact best response on ``leduc_poker`` equals our exploitability to 1e-9, and the
+    conversion back is exact (one hand per information state)."""
+    _, exploitability = _openspiel()
+    game = rebel.make_game("leduc", {})
+    ours = solved(game, solver, 256)
+    os_game, table = ros.to_openspiel(game, ours.policy, full_tree(game))
+    assert abs(exploitability.exploitability(os_game, table) - ours.exploitability) <= 1e-9
+    back = ros.from_openspiel(game, table, full_tree(game))
+    np.testing.assert_allclose(back, ours.policy, rtol=0, atol=1e-15)
+
+
+def test_openspiel_cfr_policy_on_leduc_scored_by_rebel():
+    cfr, exploitability = _openspiel()
+    game = rebel.make_game("leduc", {})
+    os_game = ros.openspiel_game(game)
+    solver = cfr.CFRSolver(os_game)
+    for _ in range(10):
+        solver.evaluate_and_update_policy()
+    policy = ros.from_openspiel(game, solver.average_policy(), full_tree(game))
+    ours = rebel.exploitability(game, full_tree(game), policy)["exploitability"]
+    assert abs(ours - exploitability.exploitability(os_game, solver.average_policy())) <= 1e-9

@@ -1,0 +1,112 @@
+"""Leduc hold'em through the core's public-chance passes: the exact game value, best
+responses against a brute force written from explicit deal probabilities, every full-game
+solver and chance-sampling MCCFR."""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+from helpers import reference_chance
+
+from rebel import _core
+from rebel.games import make
+from rebel.search.solve import solve
+
+#: Player 0's value of limit Leduc: the sequence-form LP value OpenSpiel's tests check.
+LEDUC_VALUE = -0.085606424078
+BOARD_OFFSET = {"leduc": 3, "leduc_nolimit": 4}  # rebel's event id of board card c: offset + c
+
+
+def leduc(name: str = "leduc") -> _core.Game:
+    return make(name)
+
+
+@functools.lru_cache(maxsize=None)
+def tree_of(name: str) -> _core.PublicTree:
+    return _core.build_tree(leduc(name))
+
+
+def board_probability(name: str):
+    """P(board card | both private cards), from the rules: one of the four cards left."""
+    def prob(history, outcome, h0, h1):
+        card = outcome - BOARD_OFFSET[name]
+        return 0.0 if card in (h0, h1) else 0.25
+    return prob
+
+
+def random_policy(tree: _core.PublicTree, hands: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    policy = np.zeros((len(tree), hands))
+    for n in tree.decision_nodes.tolist():
+        first, count = int(tree.first_child[n]), int(tree.num_children[n])
+        policy[first:first + count] = rng.dirichlet(np.ones(count), size=hands).T
+    return policy
+
+
+def test_tree_has_one_chance_node_per_first_round_call():
+    tree = tree_of("leduc")
+    chance = tree.chance_nodes.tolist()
+    assert chance and all(int(tree.player[n]) == _core.CHANCE_PLAYER for n in chance)
+    assert all(int(tree.kind[n]) == int(_core.NodeKind.CHANCE) for n in chance)
+    for n in chance:
+        factors = tree.chance_factors(n)
+        assert factors.shape == (6, 6)  # six board cards, six hands
+        # f_b(h) f_b(h') = P(b | h, h') = 1/4 for three distinct cards, 0 when b is held
+        np.testing.assert_allclose(factors, 0.5 * (1 - np.eye(6)))
+
+
+@pytest.mark.parametrize("name", ["leduc", "leduc_nolimit"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_best_response_and_value_match_brute_force(name, seed):
+    game, tree = leduc(name), tree_of(name)
+    policy = random_policy(tree, game.num_hands, seed)
+    report = _core.exploitability(game, tree, policy)
+    prob = board_probability(name)
+    for player in (0, 1):
+        brute = reference_chance.value(game, tree, policy, prob, player, best_respond=True)
+        assert report["br_values"][player] == pytest.approx(brute, abs=1e-10)
+    value0 = reference_chance.value(game, tree, policy, prob, 0, best_respond=False)
+    value1 = reference_chance.value(game, tree, policy, prob, 1, best_respond=False)
+    assert report["value0"] == pytest.approx(value0, abs=1e-10)
+    assert value0 + value1 == pytest.approx(0.0, abs=1e-10)  # zero-sum
+
+
+def test_uniform_profile_is_exploitable_and_zero_sum():
+    game, tree = leduc(), tree_of("leduc")
+    report = _core.exploitability(game, tree, _core.uniform_policy(game, tree))
+    assert report["exploitability"] > 1.0  # OpenSpiel: uniform random limit Leduc ~ 2.37 (NashConv 4.75)
+
+
+def test_long_solve_reaches_the_lp_game_value():
+    r = solve(leduc(), "dcfr", 20000, progress=False, tree=tree_of("leduc"))
+    assert r.exploitability < 1e-5
+    assert abs(r.game_value - LEDUC_VALUE) < 1e-6
+    assert r.br_values[0] >= LEDUC_VALUE - 1e-12 >= -r.br_values[1] - 1e-12  # the BRs bracket the value
+
+
+@pytest.mark.parametrize("solver", ["cfr", "lcfr", "cfr+", "dcfr", "fp", "lfp"])
+def test_every_solver_converges_on_limit_leduc(solver):
+    tree = tree_of("leduc")
+    short = solve(leduc(), solver, 64, progress=False, tree=tree)
+    long = solve(leduc(), solver, 1024, progress=False, tree=tree)
+    assert long.exploitability < short.exploitability
+    bound = {"cfr": 0.05, "lcfr": 0.02, "cfr+": 0.02, "dcfr": 0.02, "fp": 0.3, "lfp": 0.2}[solver]
+    assert long.exploitability < bound
+    assert long.br_values[0] >= LEDUC_VALUE - 1e-12 >= -long.br_values[1] - 1e-12
+
+
+@pytest.mark.parametrize("off_path", ["floor", "conditional"])
+def test_off_path_modes_converge_on_limit_leduc(off_path):
+    r = solve(leduc(), "lcfr", 1024, off_path=off_path, progress=False, tree=tree_of("leduc"))
+    assert r.exploitability < 0.02
+
+
+def test_chance_sampling_mccfr_samples_the_board():
+    game, tree = leduc(), tree_of("leduc")
+    mccfr = _core.MccfrSolver(game, tree, seed=7)
+    mccfr.run(20000)
+    early = _core.exploitability(game, tree, mccfr.average_policy())["exploitability"]
+    mccfr.run(180000)
+    late = _core.exploitability(game, tree, mccfr.average_policy())["exploitability"]
+    assert late < early and late < 0.1

@@ -17,6 +17,10 @@ class Game:
         ...
     def action_name(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> str:
         ...
+    def chance_factors(self, history: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], outcome: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float64]:
+        """
+        f_b(h) for every hand at the chance node `history` and its outcome b: P(b | h, h') = f_b(h) f_b(h').
+        """
     def count_tree_nodes(self, root: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] = [], max_depth: typing.SupportsInt | typing.SupportsIndex = -1) -> float:
         ...
     def description(self) -> str:
@@ -47,6 +51,11 @@ class Game:
     @property
     def hands_independent(self) -> bool:
         ...
+    @property
+    def has_public_chance(self) -> bool:
+        """
+        True when some history is a public chance node (player_to_act gives 2 there).
+        """
     @property
     def name(self) -> str:
         ...

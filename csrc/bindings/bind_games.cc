@@ -70,6 +70,8 @@ void bind_games(py::module_& m) {
       .def_property_readonly("query_size", [](const Game& g) { return query_size(g); })
       .def_property_readonly("hand_prior", [](const Game& g) { return vec_array(g.hand_prior()); })
       .def_property_readonly("hands_independent", &Game::hands_independent)
+      .def_property_readonly("has_public_chance", &Game::has_public_chance,
+                             "True when some history is a public chance node (player_to_act gives 2 there).")
       .def_property_readonly("perfect_information",
                              [](const Game& g) { return g.num_hands() == 1 && g.features_identify_state(); },
                              "One hand per player and public features that identify the position (evaluate_perfect_info applies).")
@@ -114,6 +116,21 @@ void bind_games(py::module_& m) {
       }, py::arg("hand"), py::arg("opp_hand"),
          "Weight of the hand pair in the deal (0: impossible together, as two equal Kuhn cards; 1 for independent hands).\n"
          "Chance deals (h, o) with probability prior[h] * prior[o] * weight; terminal_values include the weight.")
+      .def("chance_factors", [](const Game& g, const History& h, int outcome) {
+        check_history(g, h);
+        if (g.is_terminal(h) || g.player_to_act(h) != kChancePlayer) {
+          throw py::value_error("chance_factors needs a chance node");
+        }
+        std::vector<Action> legal;
+        g.legal_actions(h, &legal);
+        if (std::find(legal.begin(), legal.end(), outcome) == legal.end()) {
+          throw py::value_error("outcome " + std::to_string(outcome) + " is not an outcome of this chance node");
+        }
+        std::vector<double> out(g.num_hands());
+        g.chance_factors(h, outcome, out.data());
+        return to_array_1d(out);
+      }, py::arg("history"), py::arg("outcome"),
+         "f_b(h) for every hand at the chance node `history` and its outcome b: P(b | h, h') = f_b(h) f_b(h').")
       .def("hand_name", [](const Game& g, int h) {
         if (h < 0 || h >= g.num_hands()) throw py::value_error("hand id out of range");
         return g.hand_name(h);

@@ -73,7 +73,7 @@ def test_games_command(capsys):
     assert "kuhn" in out and "liars_dice" in out and "num_faces=4" in out
     assert main(["games", "--json"]) == 0
     names = [g["name"] for g in json.loads(capsys.readouterr().out)["games"]]
-    assert names == ["kuhn", "liars_dice", "mnk"]
+    assert names == ["kuhn", "leduc", "leduc_nolimit", "liars_dice", "mnk"]
 
 
 def test_help_and_subcommand_registry():

@@ -15,11 +15,13 @@ from rebel.interop.policy_io import policy_from_json_dict
 # ----------------------------------------------------------------------------- registry
 
 def test_registry_lists_every_game():
-    assert game_names() == ["kuhn", "liars_dice", "mnk"]
+    assert game_names() == ["kuhn", "leduc", "leduc_nolimit", "liars_dice", "mnk"]
     by_name = {g["name"]: g for g in rebel.games.list_games()}
     assert by_name["liars_dice"]["params"] == {"num_dice": 1, "num_faces": 4}
     assert by_name["kuhn"]["params"] == {}
     assert by_name["mnk"]["params"] == {"m": 3, "n": 3, "k": 3}
+    assert by_name["leduc"]["params"] == {}
+    assert by_name["leduc_nolimit"]["params"] == {"stack": 1200, "ante": 100}
 
 
 def test_make_and_config_round_trip():

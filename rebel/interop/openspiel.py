@@ -169,6 +169,11 @@ class _Layout:
             state.apply_action(self.openspiel_event(int(event)) if state.is_chance_node() else int(event))
         return state
 
+    def possible(self, hand: int, bids: Sequence[int]) -> bool:
+        """Whether a player can hold ``hand`` at the public history ``bids`` (no board card of it)."""
+        board = {self.openspiel_event(int(e)) for e in bids if self._is_public_event(int(e))}
+        return not (self.without_replacement and board & set(self.hand_dice(hand)))
+
     def _is_public_event(self, event: int) -> bool:
         return self.public_event is not None and any(self.public_event(o) == event for o in range(self.faces))
 
@@ -234,6 +239,10 @@ def from_openspiel(game: Game, os_policy: Any, tree: Optional[_core.PublicTree] 
         player = int(tree.player[node])
         kids = range(first[node], first[node] + count[node])
         for hand in range(game.num_hands):
+            if not layout.possible(hand, bids):  # the board holds the hand's card: no such state
+                for c in kids:
+                    policy[c, hand] = 1.0 / len(kids)
+                continue
             probs = os_policy.action_probabilities(layout.state(os_game, player, hand, bids))
             for c in kids:
                 policy[c, hand] = probs.get(int(action[c]), 0.0)

@@ -35,6 +35,7 @@ from typing import Callable, Optional
 
 import numpy as np
 import pytest
+from helpers import leduc_reference
 
 import rebel
 
@@ -43,6 +44,7 @@ REGISTERED: dict[str, dict[str, int]] = {g["name"]: dict(g["params"]) for g in r
 
 DECISION = int(rebel._core.NodeKind.DECISION)
 TERMINAL = int(rebel._core.NodeKind.TERMINAL)
+CHANCE = int(rebel._core.NodeKind.CHANCE)
 
 #: Above this many nodes (or terminal x hand-pair evaluations) the fast tests check a seeded
 #: random sample plus every node of depth <= 2; a test marked slow then checks everything.
@@ -295,6 +297,43 @@ def mnk_rules(game: rebel.Game, tree: rebel.PublicTree, nodes: np.ndarray) -> No
             assert game.terminal_values(h, 1, one)[0] == -result
 
 
+LEDUC_NOLIMIT_BOUND = 2.4  # chips; measured 1.627 at 1024 linear-CFR iterations
+LEDUC_SMALL_BOUND = 0.048  # stack 250 (75 nodes); measured 0.0323 at 256
+
+
+def leduc_counts(params: dict) -> Optional[dict]:
+    # Limit: per round 6 decision nodes, 4 folds and 5 round-ending calls; round 1's calls
+    # lead to 5 chance nodes of 6 boards, each followed by a round 2 (tests/games/
+    # test_leduc_rules.py derives it). No-limit (defaults): OpenSpiel's universal_poker tree
+    # with the fcpa abstraction has the same counts (test_leduc_rules.py walks it).
+    known = {(): (465, 274, 5), (("ante", 100), ("stack", 1200)): (627, 388, 11),
+             (("ante", 100), ("stack", 250)): (75, 44, 3)}
+    key = tuple(sorted(params.items()))
+    if key not in known:
+        return None
+    nodes, terminal, chance = known[key]
+    return {"nodes": nodes, "decision": nodes - terminal - chance, "terminal": terminal, "chance": chance}
+
+
+def leduc_rules(game: rebel.Game, tree: rebel.PublicTree, nodes: np.ndarray) -> None:
+    """The built tree's nodes are the reference's histories, with its payoffs for every deal."""
+    params = tuple(dict(game.params).items())
+    ref = leduc_reference.ref_for(game.name, params)
+    states = dict(leduc_reference.walk(game.name, params))
+    eye = np.eye(game.num_hands)
+    for node in nodes:
+        h = tuple(tree.history(int(node)))
+        state = states[h]  # KeyError: a history the reference does not have
+        if not game.is_terminal(list(h)):
+            continue
+        board = [a - ref.chance_base for a in h if a >= ref.chance_base]
+        for c0, c1 in itertools.permutations(range(6), 2):
+            if set(board) & {c0, c1}:
+                continue
+            got = game.terminal_values(list(h), 0, eye[c1])[c0]
+            assert got == pytest.approx(leduc_reference.W * ref.payoff0(state, c0, c1), abs=1e-12), (h, c0, c1)
+
+
 def _p(**kw: int) -> tuple[tuple[str, int], ...]:
     return tuple(kw.items())
 
@@ -338,6 +377,18 @@ CONFORMANCE: dict[str, GameEntry] = {
                     lcfr_bound=6e-5),  # 3.98e-5
         ),
         counts=mnk_counts, rules=mnk_rules),
+    "leduc": GameEntry(
+        settings=(
+            Setting((), value=-0.085606424078, value_source="sequence-form LP (OpenSpiel's sequence_form_lp_test)",
+                    lcfr_iterations=1024, lcfr_bound=0.0135),  # 8.99e-3
+        ),
+        counts=leduc_counts, rules=leduc_rules),
+    "leduc_nolimit": GameEntry(
+        settings=(
+            Setting((), lcfr_iterations=1024, lcfr_bound=LEDUC_NOLIMIT_BOUND),
+            Setting(_p(stack=250), lcfr_iterations=256, lcfr_bound=LEDUC_SMALL_BOUND),
+        ),
+        counts=leduc_counts, rules=leduc_rules),
 }
 
 
@@ -450,13 +501,18 @@ def _check_tree(case: Case, full: bool) -> None:
 
     # Actions and kinds.
     assert np.all((action[1:] >= 0) & (action[1:] < A))
-    assert len(tree.pseudo_leaves) == 0 and not np.any((kind != DECISION) & (kind != TERMINAL))
+    assert len(tree.pseudo_leaves) == 0 and not np.any((kind != DECISION) & (kind != TERMINAL) & (kind != CHANCE))
     np.testing.assert_array_equal(tree.decision_nodes, np.flatnonzero(kind == DECISION))
     np.testing.assert_array_equal(tree.terminal_nodes, np.flatnonzero(kind == TERMINAL))
-    assert np.all(nchild[kind == DECISION] >= 1)  # every non-terminal node has a legal action
+    np.testing.assert_array_equal(tree.chance_nodes, np.flatnonzero(kind == CHANCE))
+    np.testing.assert_array_equal(tree.internal_nodes, np.flatnonzero(kind != TERMINAL))
+    assert game.has_public_chance or len(tree.chance_nodes) == 0  # chance nodes only where the game says so
+    inner = kind != TERMINAL
+    assert np.all(nchild[inner] >= 1)  # every non-terminal node has a legal action (or outcome)
     assert np.all(nchild[kind == TERMINAL] == 0)
     assert np.all(player[kind == TERMINAL] == -1)
     assert np.all((player[kind == DECISION] == 0) | (player[kind == DECISION] == 1))
+    assert np.all(player[kind == CHANCE] == rebel._core.CHANCE_PLAYER)
 
     # Against the game's own methods, node by node.
     for n in _nodes_to_check(tree, full):
@@ -467,11 +523,22 @@ def _check_tree(case: Case, full: bool) -> None:
             assert h == tree.history(int(parent[n])) + [int(action[n])]
         assert tree.find(h) == n
         assert game.is_terminal(h) == (kind[n] == TERMINAL)
-        if kind[n] == DECISION:
+        if kind[n] != TERMINAL:
             assert game.player_to_act(h) == player[n]
             assert game.legal_actions(h) == action[first[n]: first[n] + nchild[n]].tolist()
         else:
             assert game.legal_actions(h) == []
+        if kind[n] == CHANCE:
+            # The tree's factors are the game's, and P(b | h, h') = f_b(h) f_b(h') sums to 1
+            # over the outcomes for every deal that can occur.
+            factors = tree.chance_factors(n)
+            outcomes = action[first[n]: first[n] + nchild[n]].tolist()
+            for k, b in enumerate(outcomes):
+                np.testing.assert_array_equal(factors[k], game.chance_factors(h, b))
+            H = game.num_hands
+            pair = np.array([[game.hand_pair_weight(x, o) for o in range(H)] for x in range(H)])
+            total = np.einsum("kh,ko->ho", factors, factors)
+            np.testing.assert_allclose(total[pair > 0], 1.0, rtol=0, atol=1e-12)
 
 
 @cases()
@@ -495,9 +562,11 @@ def test_tree_size_matches_the_known_counts(case):
     assert len(tree) == known["nodes"]
     assert len(tree.decision_nodes) == known["decision"]
     assert len(tree.terminal_nodes) == known["terminal"]
-    np.testing.assert_array_equal(np.bincount(depth), known["nodes_by_depth"])
-    np.testing.assert_array_equal(np.bincount(depth[kind == TERMINAL], minlength=len(known["nodes_by_depth"])),
-                                  known["terminal_by_depth"])
+    assert len(tree.chance_nodes) == known.get("chance", 0)
+    if "nodes_by_depth" in known:
+        np.testing.assert_array_equal(np.bincount(depth), known["nodes_by_depth"])
+        np.testing.assert_array_equal(np.bincount(depth[kind == TERMINAL], minlength=len(known["nodes_by_depth"])),
+                                      known["terminal_by_depth"])
 
 
 # ------------------------------------------------------------------------- the rules

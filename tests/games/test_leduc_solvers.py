@@ -68,7 +68,7 @@ def test_best_response_and_value_match_brute_force(name, seed):
         assert report["br_values"][player] == pytest.approx(brute, abs=1e-10)
     value0 = reference_chance.value(game, tree, policy, prob, 0, best_respond=False)
     value1 = reference_chance.value(game, tree, policy, prob, 1, best_respond=False)
-    assert report["value0"] == pytest.approx(value0, abs=1e-10)
+    assert report["game_value"] == pytest.approx(value0, abs=1e-10)
     assert value0 + value1 == pytest.approx(0.0, abs=1e-10)  # zero-sum
 
 

@@ -10,6 +10,10 @@ Games (the rules are the same; the action ids too):
 
 * ``kuhn`` <-> ``kuhn_poker``: cards J, Q, K are hands 0, 1, 2 and OpenSpiel's chance
   outcomes 0, 1, 2; actions 0 = pass, 1 = bet.
+* ``leduc`` <-> ``leduc_poker``; ``leduc_nolimit(stack=S, ante=A)`` <-> ``universal_poker`` with
+  DeepStack-Leduc's gamedef (blinds A A, stacks S S) and the fcpa betting abstraction. Cards
+  0..5 (Js, Jh, Qs, Qh, Ks, Kh) are both libraries' deal outcomes; the betting ids are the
+  same; the board card c is rebel's public event 3 + c (limit) or 4 + c (no-limit).
 * ``liars_dice(num_dice=D, num_faces=F)`` <-> ``liars_dice(numdice=D,dice_sides=F)``:
   bid (quantity q, face f) is action (q-1)*F + f in both (OpenSpiel writes face f as
   f+1), "liar" is 2DF, and the highest face is wild in both. A rebel hand lists a
@@ -87,6 +91,15 @@ OPENSPIEL_GAMES: dict[str, Counterpart] = {
     # board card c is rebel's event 3 + c (after fold, call, raise).
     "leduc": Counterpart(game_string=lambda p: "leduc_poker", outcomes=lambda p: 1, values=lambda p: 6,
                          without_replacement=True, public_outcome=lambda p, card: 3 + card),
+    # DeepStack-Leduc's no-limit game: universal_poker with the gamedef OpenSpiel uses for it
+    # and the fold/call/pot/all-in abstraction, whose action ids 0..3 are rebel's; its deal
+    # outcomes are the same six cards; the board card c is rebel's event 4 + c.
+    "leduc_nolimit": Counterpart(
+        game_string=lambda p: ("universal_poker(betting=nolimit,numPlayers=2,numRounds=2,"
+                               f"stack={p['stack']} {p['stack']},blind={p['ante']} {p['ante']},firstPlayer=1 1,"
+                               "numSuits=2,numRanks=3,numHoleCards=1,numBoardCards=0 1,bettingAbstraction=fcpa)"),
+        outcomes=lambda p: 1, values=lambda p: 6, without_replacement=True,
+        public_outcome=lambda p, card: 4 + card),
 }
 
 

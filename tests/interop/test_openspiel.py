@@ -26,7 +26,7 @@ def test_game_strings():
     assert ros.openspiel_game_string(kuhn()) == "kuhn_poker"
     assert ros.openspiel_game_string(liars_dice(2, 3)) == "liars_dice(numdice=2,dice_sides=3)"
     assert ros.openspiel_game_string(rebel.make_game("leduc", {})) == "leduc_poker"
-    assert sorted(ros.OPENSPIEL_GAMES) == ["kuhn", "leduc", "liars_dice"]   # the one per-game table
+    assert sorted(ros.OPENSPIEL_GAMES) == ["kuhn", "leduc", "leduc_nolimit", "liars_dice"]   # the one table
     with pytest.raises(ValueError, match=r"no OpenSpiel counterpart for mnk\(.*\) \(supported: kuhn, liars_dice"):
         ros.openspiel_game_string(rebel.make_game("mnk", {}))
 
@@ -168,3 +168,16 @@ def test_openspiel_cfr_policy_on_leduc_scored_by_rebel():
     policy = ros.from_openspiel(game, solver.average_policy(), full_tree(game))
     ours = rebel.exploitability(game, full_tree(game), policy)["exploitability"]
     assert abs(ours - exploitability.exploitability(os_game, solver.average_policy())) <= 1e-9
+
+
+@pytest.mark.parametrize("params", [{}, {"stack": 900}])
+def test_nolimit_leduc_exploitability_equals_universal_poker_best_response(params):
+    """No-limit Leduc: our exploitability of a solver's average policy equals OpenSpiel's
+    best response on universal_poker (DeepStack's gamedef, fcpa) to 1e-6 chips."""
+    _, exploitability = _openspiel()
+    game = rebel.make_game("leduc_nolimit", params)
+    ours = solved(game, "lcfr", 128)
+    os_game, table = ros.to_openspiel(game, ours.policy, full_tree(game))
+    assert abs(exploitability.exploitability(os_game, table) - ours.exploitability) <= 1e-6
+    back = ros.from_openspiel(game, table, full_tree(game))
+    np.testing.assert_allclose(back, ours.policy, rtol=0, atol=1e-15)

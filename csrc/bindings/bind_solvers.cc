@@ -141,6 +141,28 @@ void bind_solvers(py::module_& m) {
   }, py::arg("game"), py::arg("tree"), py::arg("policy"),
      "Exact exploitability (BR_0 + BR_1) / 2, the best-response values and player 0's expected value.");
 
+  m.def("subgame_exploitability", [](const std::shared_ptr<Game>& game, const PublicTree& tree, const py::object& policy,
+                                     const py::object& reach0, const py::object& reach1) {
+    const Game& g = game_of_tree(game, tree);
+    if (!tree.pseudo_leaves.empty()) throw py::value_error("subgame_exploitability needs a tree without depth limit");
+    auto p = policy_from_py(policy, g, tree);
+    std::array<std::vector<double>, 2> reach{to_double_vector(reach0, {g.num_hands()}, "reach0"),
+                                             to_double_vector(reach1, {g.num_hands()}, "reach1")};
+    ExploitabilityReport r;
+    {
+      py::gil_scoped_release release;
+      r = exploitability_from(g, tree, p, reach);
+    }
+    py::dict d;
+    d["exploitability"] = r.exploitability;
+    d["br_values"] = py::make_tuple(r.br_values[0], r.br_values[1]);
+    d["game_value"] = r.value0;
+    return d;
+  }, py::arg("game"), py::arg("tree"), py::arg("policy"), py::arg("reach0"), py::arg("reach1"),
+     "Exploitability of a policy on a tree played to the end from any root, given both players' reaches there\n"
+     "(e.g. the prior times a dealt board's chance factors); conditional on reaching the root (divided by the\n"
+     "root's joint mass sum r0(h) r1(h') w(h, h')).");
+
   m.def("evaluate_mixture_sum", [](const std::shared_ptr<Game>& game, const PublicTree& tree, const py::object& sum) {
     const Game& g = require(game, "game");
     require_full_game_tree(tree);

@@ -1,6 +1,8 @@
 #include "core/best_response.h"
 
+#include <cmath>
 #include <stdexcept>
+#include <string>
 
 #include "core/tree_ops.h"
 
@@ -45,6 +47,46 @@ double expected_value(const Game& game, const PublicTree& tree, const std::vecto
   fill_terminal_values(game, tree, player, opp_reach, &values);
   backup_policy_values(tree, H, policy, player, &values);
   return prior_weighted(game, values);
+}
+
+ExploitabilityReport exploitability_from(const Game& game, const PublicTree& tree, const std::vector<double>& policy,
+                                         const std::array<std::vector<double>, 2>& root_reach) {
+  require_full_tree(tree);
+  const int H = game.num_hands();
+  validate_policy(tree, H, policy);
+  for (int p = 0; p < 2; ++p) {
+    if (static_cast<int>(root_reach[p].size()) != H) {
+      throw std::invalid_argument("root reach of player " + std::to_string(p) + " has " +
+                                  std::to_string(root_reach[p].size()) + " entries, expected " + std::to_string(H));
+    }
+    for (double r : root_reach[p]) {
+      if (!(r >= 0.0) || !std::isfinite(r)) throw std::invalid_argument("root reaches must be finite and >= 0");
+    }
+  }
+  double mass = 0.0;
+  for (int h = 0; h < H; ++h) {
+    if (root_reach[0][h] == 0.0) continue;
+    for (int o = 0; o < H; ++o) mass += root_reach[0][h] * root_reach[1][o] * game.hand_pair_weight(h, o);
+  }
+  if (!(mass > 0.0)) throw std::invalid_argument("the root reaches give no deal that can occur (joint mass 0)");
+  ExploitabilityReport report;
+  std::vector<double> opp_reach, values;
+  for (int p = 0; p < 2; ++p) {
+    compute_reach(tree, H, policy, 1 - p, root_reach[1 - p].data(), &opp_reach);
+    fill_terminal_values(game, tree, p, opp_reach, &values);
+    std::vector<double> follow = values;
+    backup_best_response(tree, H, p, &values, nullptr);
+    double br = 0.0, ev = 0.0;
+    for (int h = 0; h < H; ++h) br += root_reach[p][h] * values[h];
+    report.br_values[p] = br / mass;
+    if (p == 0) {
+      backup_policy_values(tree, H, policy, 0, &follow);
+      for (int h = 0; h < H; ++h) ev += root_reach[0][h] * follow[h];
+      report.value0 = ev / mass;
+    }
+  }
+  report.exploitability = 0.5 * (report.br_values[0] + report.br_values[1]);
+  return report;
 }
 
 ExploitabilityReport exploitability(const Game& game, const PublicTree& tree,

@@ -32,4 +32,12 @@ double expected_value(const Game& game, const PublicTree& tree, const std::vecto
 ExploitabilityReport exploitability(const Game& game, const PublicTree& tree,
                                     const std::vector<double>& policy);
 
+// The same from any root without pseudo-leaves (a subgame played to the end), given each
+// player's reach at the root (root_reach[p][h] >= 0, for instance the prior times the chance
+// factors of a dealt board). Values are conditional on reaching the root: every figure is
+// divided by the root's joint mass Z = sum_{h, h'} r_0(h) r_1(h') w(h, h') (1 for normalised
+// independent beliefs), so they are in the game's units per hand played from there.
+ExploitabilityReport exploitability_from(const Game& game, const PublicTree& tree, const std::vector<double>& policy,
+                                         const std::array<std::vector<double>, 2>& root_reach);
+
 }  // namespace rebel

@@ -38,7 +38,12 @@
 // Player 0 acts first in both rounds (firstPlayer = 1 1); a call ends the round unless it is
 // the round's first action (ACPC: all acting players have called). When a call leaves both
 // players all-in in round 1 the board is still dealt (a chance node), then the showdown.
-// With the defaults the bets run 100 -> 300 -> 900 -> all-in 1200.
+// With the defaults the bets run 100 -> 300 -> 900 -> all-in 1200. fold_without_bet = 1
+// (default 0) offers fold at every decision, as DeepStack-Leduc's own tree builder does
+// (Source/Tree/tree_builder.lua); folding with nothing to call is dominated, so the game's
+// value is the same, but a uniform-random strategy is not (its figure of about 175 chips is
+// measured on that tree). The parameter is left out of params() when 0, so the default
+// game's description is unchanged.
 //
 // Chance. The board deal is a public chance node (player kChancePlayer) whose outcomes are
 // the six cards, action id base + c (base 3 in `leduc`, 4 in `leduc_nolimit`). Given both
@@ -92,7 +97,8 @@ struct State {
 class Leduc final : public Game {
  public:
   // limit: `leduc` (ante 1, fixed raises); otherwise `leduc_nolimit` with the given stack and ante.
-  Leduc(bool limit, int stack, int ante) : limit_(limit), stack_(stack), ante_(ante), prior_(kCards, 1.0 / kCards) {
+  Leduc(bool limit, int stack, int ante, bool fold_without_bet = false)
+      : limit_(limit), fold_without_bet_(fold_without_bet), stack_(stack), ante_(ante), prior_(kCards, 1.0 / kCards) {
     if (limit_) {
       cap_ = ante_ + 2 * 2 + 2 * 4;  // the most a player can commit: 13
       raise_scale_ = 2;
@@ -127,7 +133,8 @@ class Leduc final : public Game {
   std::string name() const override { return limit_ ? "leduc" : "leduc_nolimit"; }
   GameParams params() const override {
     if (limit_) return {};
-    return {{"stack", static_cast<int>(stack_)}, {"ante", static_cast<int>(ante_)}};
+    if (!fold_without_bet_) return {{"stack", static_cast<int>(stack_)}, {"ante", static_cast<int>(ante_)}};
+    return {{"stack", static_cast<int>(stack_)}, {"ante", static_cast<int>(ante_)}, {"fold_without_bet", 1}};
   }
   int num_hands() const override { return kCards; }
   int num_actions() const override { return chance_base_ + kCards; }
@@ -244,7 +251,7 @@ class Leduc final : public Game {
       return;
     }
     const int p = s.to_act;
-    if (s.spent[p] < s.max_spent) out->push_back(kFold);
+    if (s.spent[p] < s.max_spent || fold_without_bet_) out->push_back(kFold);
     out->push_back(kCall);
     if (limit_) {
       if (s.raises < 2) out->push_back(kRaise);
@@ -307,6 +314,7 @@ class Leduc final : public Game {
   }
 
   bool limit_;
+  bool fold_without_bet_;  // DeepStack-Leduc's tree: fold is offered at every decision
   int64_t stack_, ante_, cap_ = 0;
   int raise_scale_ = 1, chance_base_ = 3;
   std::vector<double> prior_;
@@ -317,10 +325,15 @@ class Leduc final : public Game {
 GamePtr create_leduc(const GameParams&) { return std::make_shared<Leduc>(true, 0, 1); }
 
 GamePtr create_leduc_nolimit(const GameParams& p) {
-  int stack = 1200, ante = 100;
+  int stack = 1200, ante = 100, fold_without_bet = 0;
   for (const auto& [k, v] : p) {
     if (k == "stack") stack = v;
     if (k == "ante") ante = v;
+    if (k == "fold_without_bet") fold_without_bet = v;
+  }
+  if (fold_without_bet != 0 && fold_without_bet != 1) {
+    throw std::invalid_argument("leduc_nolimit: fold_without_bet must be 0 or 1, got " +
+                                std::to_string(fold_without_bet));
   }
   if (ante <= 0) throw std::invalid_argument("leduc_nolimit: ante must be > 0, got " + std::to_string(ante));
   if (stack <= 0) throw std::invalid_argument("leduc_nolimit: stack must be > 0, got " + std::to_string(stack));
@@ -328,14 +341,14 @@ GamePtr create_leduc_nolimit(const GameParams& p) {
     throw std::invalid_argument("leduc_nolimit: stack must exceed the ante, got stack " + std::to_string(stack) +
                                 " <= ante " + std::to_string(ante));
   }
-  return std::make_shared<Leduc>(false, stack, ante);
+  return std::make_shared<Leduc>(false, stack, ante, fold_without_bet == 1);
 }
 
 REBEL_REGISTER_GAME((GameSpec{"leduc", "Leduc hold'em, limit (OpenSpiel leduc_poker: ante 1, raises 2/4, 2 per round)",
                               {}, create_leduc}));
 REBEL_REGISTER_GAME((GameSpec{"leduc_nolimit",
                               "no-limit Leduc hold'em (DeepStack-Leduc; universal_poker fcpa: fold, call, pot, all-in)",
-                              {{"stack", 1200}, {"ante", 100}}, create_leduc_nolimit}));
+                              {{"stack", 1200}, {"ante", 100}, {"fold_without_bet", 0}}, create_leduc_nolimit}));
 
 }  // namespace
 }  // namespace rebel

@@ -2,7 +2,8 @@
 
 The rules themselves live in the C++ core (csrc/games/); :mod:`rebel.games.registry` is the
 Python front end to its registry; :mod:`rebel.games.names` gives the labels a player reads
-(Liar's Dice faces 1..F with the wild face marked), one entry per game that needs them.
+(Liar's Dice faces 1..F with the wild face marked), one entry per game that needs them;
+:mod:`rebel.games.units` converts our poker figures to published conventions.
 """
 from rebel.games.names import action_label, action_spellings, hand_label, rules_note  # noqa: F401
 from rebel.games.registry import (  # noqa: F401  (the layer's API)

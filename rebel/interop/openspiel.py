@@ -113,7 +113,11 @@ def _counterpart(game: Game) -> Counterpart:
 
 def openspiel_game_string(game: Game) -> str:
     """The OpenSpiel name of ``game`` with its parameters, e.g. ``liars_dice(numdice=1,dice_sides=4)``."""
-    return _counterpart(game).game_string(dict(game.params))
+    params = dict(game.params)
+    if params.get("fold_without_bet"):
+        raise ValueError(f"no OpenSpiel counterpart for {game.description()}: universal_poker offers fold only "
+                         "when facing a bet (fold_without_bet=0)")
+    return _counterpart(game).game_string(params)
 
 
 def openspiel_game(game: Game) -> Any:

@@ -13,7 +13,7 @@ from rebel.search.solve import solve
 # -------------------------------------------------------------------------------- games
 
 @pytest.mark.parametrize("config,error,message", [
-    ({"name": "chess"}, ValueError, "unknown game 'chess'; known games: kuhn, liars_dice"),
+    ({"name": "chess"}, ValueError, "unknown game 'chess'; known games: kuhn, leduc, leduc_nolimit, liars_dice"),
     ({"name": "liars_dice", "num_sides": 3}, ValueError,
      "no parameter\\(s\\) 'num_sides'; accepted: num_dice, num_faces"),
     ({"name": "kuhn", "num_dice": 1, "bet": 2}, ValueError, "'bet', 'num_dice'; accepted: \\(none\\)"),

@@ -21,7 +21,7 @@ def test_registry_lists_every_game():
     assert by_name["kuhn"]["params"] == {}
     assert by_name["mnk"]["params"] == {"m": 3, "n": 3, "k": 3}
     assert by_name["leduc"]["params"] == {}
-    assert by_name["leduc_nolimit"]["params"] == {"stack": 1200, "ante": 100}
+    assert by_name["leduc_nolimit"]["params"] == {"stack": 1200, "ante": 100, "fold_without_bet": 0}
 
 
 def test_make_and_config_round_trip():

@@ -48,6 +48,7 @@ def test_registry_and_names():
     ({"ante": 0}, "ante must be > 0"),
     ({"ante": -5}, "ante must be > 0"),
     ({"stack": 0}, "stack must be > 0"),
+    ({"fold_without_bet": 2}, "fold_without_bet must be 0 or 1"),
     ({"stack": -1200}, "stack must be > 0"),
 ])
 def test_bad_nolimit_params_are_rejected(params, match):

@@ -11,6 +11,7 @@ from helpers import reference_chance
 
 from rebel import _core
 from rebel.games import make
+from rebel.games.units import deepstack_leduc_chips
 from rebel.search.solve import solve
 
 #: Player 0's value of limit Leduc: the sequence-form LP value OpenSpiel's tests check.
@@ -110,3 +111,27 @@ def test_chance_sampling_mccfr_samples_the_board():
     mccfr.run(180000)
     late = _core.exploitability(game, tree, mccfr.average_policy())["exploitability"]
     assert late < early and late < 0.1
+
+
+def test_deepstack_leduc_uniform_random_figure_and_its_units():
+    """DeepStack-Leduc's tutorial: the uniform-random strategy is exploitable by "a bit over 175
+    chips" on its tree (fold offered at every decision). Its TreeValues weighs each pair of
+    distinct private cards 1/36 (ranges of 1/6, not renormalised for removal): a brute force
+    with those weights gives 175.52, which is our exploitability times 5/6."""
+    game = make("leduc_nolimit", fold_without_bet=1)
+    tree = _core.build_tree(game)
+    uniform = _core.uniform_policy(game, tree)
+    ours = _core.exploitability(game, tree, uniform)["exploitability"]
+    assert ours == pytest.approx(210.625, abs=1e-9)
+
+    def deepstack_deal(h0, h1):
+        return 0.0 if h0 == h1 else 1 / 36
+
+    brs = [reference_chance.value(game, tree, uniform, board_probability("leduc_nolimit"), p, best_respond=True,
+                                  deal_prob=deepstack_deal) for p in (0, 1)]
+    assert sum(brs) / 2 == pytest.approx(deepstack_leduc_chips(ours), abs=1e-9)
+    assert 175.0 < deepstack_leduc_chips(ours) < 176.0
+    # Folding with nothing to call is dominated: the same equilibrium value either way.
+    default = solve(leduc("leduc_nolimit"), "dcfr", 4000, progress=False, tree=tree_of("leduc_nolimit"))
+    folds = solve(game, "dcfr", 4000, progress=False, tree=tree)
+    assert abs(default.game_value - folds.game_value) < default.exploitability + folds.exploitability

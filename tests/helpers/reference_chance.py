@@ -65,12 +65,14 @@ def _walk(game: _core.Game, tree: _core.PublicTree, policy: np.ndarray, chance_p
 
 
 def value(game: _core.Game, tree: _core.PublicTree, policy: np.ndarray, chance_prob: ChanceProb, player: int,
-          best_respond: bool) -> float:
+          best_respond: bool, deal_prob: Callable[[int, int], float] | None = None) -> float:
     """Expected payoff of `player` (best-responding or following `policy`) against the opponent's
-    part of `policy`, from the game's start."""
+    part of `policy`, from the game's start; ``deal_prob(h0, h1)`` (default: the game's deal)
+    weights the private deals."""
+    deal = deal_prob or (lambda h0, h1: deal_probability(game, h0, h1))
     total = 0.0
     for hand in range(game.num_hands):
-        opp = {o: deal_probability(game, *((hand, o) if player == 0 else (o, hand))) for o in range(game.num_hands)}
+        opp = {o: deal(*((hand, o) if player == 0 else (o, hand))) for o in range(game.num_hands)}
         opp = {o: w for o, w in opp.items() if w > 0.0}
         total += _walk(game, tree, policy, chance_prob, (), player, hand, opp, best_respond)
     return total

@@ -135,3 +135,33 @@ def test_deepstack_leduc_uniform_random_figure_and_its_units():
     default = solve(leduc("leduc_nolimit"), "dcfr", 4000, progress=False, tree=tree_of("leduc_nolimit"))
     folds = solve(game, "dcfr", 4000, progress=False, tree=tree)
     assert abs(default.game_value - folds.game_value) < default.exploitability + folds.exploitability
+
+
+def test_subgame_exploitability_from_the_start_is_the_full_games():
+    game, tree = leduc(), tree_of("leduc")
+    policy = random_policy(tree, game.num_hands, 3)
+    prior = np.asarray(game.hand_prior)
+    full = _core.exploitability(game, tree, policy)
+    sub = _core.subgame_exploitability(game, tree, policy, prior, prior)
+    assert sub["exploitability"] == pytest.approx(full["exploitability"], abs=1e-12)
+    assert sub["br_values"] == pytest.approx(full["br_values"], abs=1e-12)
+    assert sub["game_value"] == pytest.approx(full["game_value"], abs=1e-12)
+    with pytest.raises(ValueError, match="joint mass 0"):
+        _core.subgame_exploitability(game, tree, policy, np.eye(6)[0], np.eye(6)[0])
+
+
+def test_a_round_two_subgame_after_the_deal_is_solved_by_cfr():
+    """The second round after check-check and the board Ks: the reaches are the prior times the
+    board's chance factors; CFR on that subgame drives its exploitability towards 0, and the
+    value per hand is conditional on reaching it (divided by P(board) = 1/6)."""
+    game = leduc()
+    root = [1, 1, 3 + 4]
+    tree = _core.build_tree(game, root)
+    reach = np.asarray(game.hand_prior) * np.asarray(game.chance_factors([1, 1], 3 + 4))
+    uniform = _core.subgame_exploitability(game, tree, _core.uniform_policy(game, tree), reach, reach)
+    solver = _core.SubgameSolver(game, tree, reach / reach.sum(), reach / reach.sum(), solver="lcfr")
+    solver.run(2000)
+    solved = _core.subgame_exploitability(game, tree, solver.average_policy(), reach, reach)
+    assert uniform["exploitability"] > 1.0 and solved["exploitability"] < 1e-3
+    br0, br1 = solved["br_values"]
+    assert br0 >= solved["game_value"] >= -br1  # the profile's value lies between the best responses

@@ -128,7 +128,7 @@ def check_nonnegative_float(args: argparse.Namespace, flag: str, key: str, value
 
 
 def add_game_args(parser: argparse.ArgumentParser, defaults: Mapping[str, Any]) -> None:
-    """--game, --dice, --faces, --m, --n, --k (the ``game`` section)."""
+    """--game, --dice, --faces, --m, --n, --k, --stack, --ante (the ``game`` section)."""
     g = parser.add_argument_group("game")
     g.add_argument("--game", help=default_help("game name, see `rebel games`", "game.name", defaults))
     g.add_argument("--dice", type=int_arg, metavar="D",
@@ -138,15 +138,19 @@ def add_game_args(parser: argparse.ArgumentParser, defaults: Mapping[str, Any]) 
     g.add_argument("--m", type=int_arg, metavar="M", help="m,n,k game: rows (game.m; default 3)")
     g.add_argument("--n", type=int_arg, metavar="N", help="m,n,k game: columns (game.n; default 3)")
     g.add_argument("--k", type=int_arg, metavar="K", help="m,n,k game: stones in a row to win (game.k; default 3)")
+    g.add_argument("--stack", type=int_arg, metavar="S",
+                   help="no-limit Leduc: chips each player starts with (game.stack; default 1200)")
+    g.add_argument("--ante", type=int_arg, metavar="A",
+                   help="no-limit Leduc: each player's ante (game.ante; default 100)")
 
 
 #: Game flags and the game parameter each sets.
 GAME_FLAGS = (("--dice", "dice", "num_dice"), ("--faces", "faces", "num_faces"), ("--m", "m", "m"), ("--n", "n", "n"),
-              ("--k", "k", "k"))
+              ("--k", "k", "k"), ("--stack", "stack", "stack"), ("--ante", "ante", "ante"))
 
 
 def apply_game_flags(game_section: Any, args: argparse.Namespace) -> None:
-    """Applies the game flags (--dice, --faces, --m, --n, --k) to the resolved game section
+    """Applies the game flags (--dice, --faces, --m, --n, --k, --stack, --ante) to the resolved game section
     (after --game and the config), refusing a flag the game does not take, then checks the
     game by building it."""
     from rebel.config.common import ConfigError

@@ -39,6 +39,9 @@ class GameSection:
     m: Optional[int] = None          # m,n,k game: rows (default 3)
     n: Optional[int] = None          # m,n,k game: columns (default 3)
     k: Optional[int] = None          # m,n,k game: stones in a row to win (default 3)
+    stack: Optional[int] = None      # no-limit Leduc: chips each player starts with (default 1200)
+    ante: Optional[int] = None       # no-limit Leduc: each player's ante (default 100)
+    fold_without_bet: Optional[int] = None  # no-limit Leduc: 1 = fold always offered (DeepStack's tree)
 
     def as_dict(self) -> dict[str, Any]:
         """``{"name": ..., **params}`` with the game's defaults filled in (ConfigError if the
@@ -48,7 +51,8 @@ class GameSection:
         except ValueError as e:
             raise ConfigError(f"game.name: {e}") from None
         params = (("num_dice", self.num_dice), ("num_faces", self.num_faces), ("m", self.m), ("n", self.n),
-                  ("k", self.k))
+                  ("k", self.k), ("stack", self.stack), ("ante", self.ante),
+                  ("fold_without_bet", self.fold_without_bet))
         given = {key: value for key, value in params if value is not None}
         unknown = [key for key in given if key not in defaults]
         if unknown:

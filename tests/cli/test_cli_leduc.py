@@ -1,0 +1,36 @@
+"""The command line on Leduc hold'em: ``rebel solve`` reaches the known value and writes a
+policy ``rebel score`` scores the same; game flags and bad input."""
+from __future__ import annotations
+
+import json
+
+from conftest import run_cli
+
+LEDUC_VALUE = -0.085606424078
+
+
+def test_solve_and_score_limit_leduc(tmp_path):
+    out = tmp_path / "leduc.json"
+    proc = run_cli("solve", "--game", "leduc", "--solver", "dcfr", "--iters", "4096", "--json", "--policy-out",
+                   str(out))
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["game"] == {"name": "leduc"}
+    assert report["exploitability"] < 1e-4
+    assert abs(report["game_value"] - LEDUC_VALUE) <= 2 * report["exploitability"]
+    scored = run_cli("score", str(out), "--json")
+    assert scored.returncode == 0, scored.stderr
+    assert json.loads(scored.stdout)["exploitability"] == report["exploitability"]
+
+
+def test_nolimit_flags_reach_the_game():
+    proc = run_cli("solve", "--game", "leduc_nolimit", "--stack", "900", "--ante", "100", "--iters", "64", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["game"] == {"name": "leduc_nolimit", "stack": 900, "ante": 100}
+
+
+def test_bad_leduc_input_exits_2():
+    flag = run_cli("solve", "--game", "leduc", "--stack", "900")
+    assert flag.returncode == 2 and "--stack does not apply to leduc" in flag.stderr
+    stack = run_cli("solve", "--game", "leduc_nolimit", "--stack", "50")
+    assert stack.returncode == 2 and "stack must exceed the ante" in stack.stderr

@@ -25,18 +25,23 @@ TestTimeSearch::TestTimeSearch(GamePtr game, SearchParams params, ValueNetPtr ne
     : game_(std::move(game)), params_(params), net_(std::move(net)) {
   if (params_.depth < 1) throw std::invalid_argument("search depth must be >= 1, got " + std::to_string(params_.depth));
   if (params_.iterations < 1) throw std::invalid_argument("search iterations must be >= 1, got " + std::to_string(params_.iterations));
-  if (game_->has_public_chance()) {
-    // Subgames would have to end at the deal and restart below it with the dealt beliefs.
-    throw std::invalid_argument("test-time search does not support games with public chance yet (" +
-                                game_->description() + "); solve the full game instead");
-  }
   full_tree_ = std::make_shared<const PublicTree>(build_tree(*game_, {}, -1));
   const PublicTree& full = *full_tree_;
   subgames_.resize(full.size());
+  // Events since the start of the node's betting round (the game's start or a public deal):
+  // searches start every `depth` of them, and a subgame also ends at the next deal (its
+  // chance node is a pseudo-leaf; the searches below start at each dealt outcome).
+  std::vector<int> round_depth(full.size(), 0);
+  for (int n : full.internal_nodes) {
+    for (int c = full.first_child[n]; c < full.first_child[n] + full.num_children[n]; ++c) {
+      round_depth[c] = full.kind[n] == NodeKind::kChance ? 0 : round_depth[n] + 1;
+    }
+  }
   for (int n : full.decision_nodes) {
-    if (full.depth[n] % params_.depth != 0) continue;
+    if (round_depth[n] % params_.depth != 0) continue;
     auto sg = std::make_unique<Subgame>();
-    sg->tree = std::make_shared<const PublicTree>(build_tree(*game_, full.history[n], params_.depth));
+    sg->tree = std::make_shared<const PublicTree>(build_tree(*game_, full.history[n], params_.depth,
+                                                             /*chance_leaves=*/true));
     const PublicTree& t = *sg->tree;
     sg->to_full.assign(t.size(), -1);
     sg->to_full[0] = n;
@@ -113,10 +118,32 @@ void TestTimeSearch::search(int full_node, const Beliefs& beliefs, SearchMode mo
   if (t.pseudo_leaves.empty()) return;
   const std::vector<double> at_leaves =
       recorded ? recorded->leaf_beliefs : leaf_beliefs(sg, solver, played, mode == SearchMode::kSampled);
+  const PublicTree& full = *full_tree_;
   for (size_t i = 0; i < t.pseudo_leaves.size(); ++i) {
     const double* b = &at_leaves[i * 2 * H];
-    Beliefs next{std::vector<double>(b, b + H), std::vector<double>(b + H, b + 2 * H)};
-    search(sg.to_full[t.pseudo_leaves[i]], next, mode, rng, policy, cancel, progress);
+    const int leaf = sg.to_full[t.pseudo_leaves[i]];
+    if (full.kind[leaf] != NodeKind::kChance) {
+      Beliefs next{std::vector<double>(b, b + H), std::vector<double>(b + H, b + 2 * H)};
+      search(leaf, next, mode, rng, policy, cancel, progress);
+      continue;
+    }
+    // A deal: the next searches start at each outcome, with each player's beliefs times the
+    // outcome's chance factors (Bayes' rule for a public card), renormalised. An outcome no
+    // hand of a player can see (mass 0) is never reached: its policy stays as it is.
+    const double* factors = full.chance_factors_at(leaf);
+    for (int k = 0; k < full.num_children[leaf]; ++k) {
+      const int child = full.first_child[leaf] + k;
+      if (full.kind[child] != NodeKind::kDecision) continue;  // e.g. both all-in: straight to the showdown
+      Beliefs next{std::vector<double>(H), std::vector<double>(H)};
+      bool reached = true;
+      for (int p = 0; p < 2; ++p) {
+        double mass = 0.0;
+        for (int h = 0; h < H; ++h) mass += (next[p][h] = b[p * H + h] * factors[static_cast<size_t>(k) * H + h]);
+        if (!(mass > 0.0)) reached = false;
+        else for (int h = 0; h < H; ++h) next[p][h] /= mass;
+      }
+      if (reached) search(child, next, mode, rng, policy, cancel, progress);
+    }
   }
 }
 

@@ -32,7 +32,7 @@ struct Cancelled : std::runtime_error {
 
 struct SearchParams {
   SolverParams solver;
-  int depth = 2;          // actions below each search root
+  int depth = 2;          // events below each search root (a subgame also ends at a public deal)
   int iterations = 1024;  // half-iterations per subgame
 };
 

@@ -3,6 +3,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/tree.h"
+
 namespace rebel {
 
 namespace {
@@ -25,6 +27,15 @@ double count_nodes_rec(const Game& game, History& history, int depth_left, doubl
 double Game::count_tree_nodes(const History& root, int max_depth, double cap) const {
   History history = root;
   return count_nodes_rec(*this, history, max_depth, cap, 0.0);
+}
+
+void Game::terminal_values_batch(const PublicTree& tree, int player, const double* opp_reach,
+                                 double* values) const {
+  const size_t H = static_cast<size_t>(num_hands());
+  for (int n : tree.terminal_nodes) {
+    const size_t i = static_cast<size_t>(n) * H;
+    terminal_values(tree.history[n], player, opp_reach + i, values + i);
+  }
 }
 
 void Game::chance_factors(const History& /*history*/, Action /*outcome*/, double* /*out*/) const {

@@ -36,6 +36,8 @@ using History = std::vector<Action>;
 // Ordered (name, value) parameter list, e.g. {{"num_dice", 1}, {"num_faces", 4}}.
 using GameParams = std::vector<std::pair<std::string, int>>;
 
+struct PublicTree;  // core/tree.h
+
 // player_to_act() at a public chance node.
 constexpr int kChancePlayer = 2;
 
@@ -64,6 +66,13 @@ class Game {
   // history, given the opponent's reach vector (length num_hands()).
   virtual void terminal_values(const History& history, int player, const double* opp_reach,
                                double* out) const = 0;
+  // terminal_values() of every terminal node n of `tree` (a tree of this game), written to
+  // values[n * H ...] from the opponent's reach at opp_reach[n * H ...] (H = num_hands()),
+  // nodes in tree.terminal_nodes order. An override must give the same bits as the default,
+  // which calls terminal_values(tree.history[n], ...) node by node; it may read the tree's
+  // arrays (e.g. the last action from tree.action[tree.parent[n]]) instead of the histories.
+  virtual void terminal_values_batch(const PublicTree& tree, int player, const double* opp_reach,
+                                     double* values) const;
 
   // True when some history has a public chance node.
   virtual bool has_public_chance() const { return false; }

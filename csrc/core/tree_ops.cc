@@ -31,10 +31,7 @@ void fill_terminal_values(const Game& game, const PublicTree& tree, int player,
                           const std::vector<double>& opp_reach, std::vector<double>* values) {
   const int H = game.num_hands();
   values->resize(static_cast<size_t>(tree.size()) * H);
-  for (int n : tree.terminal_nodes) {
-    game.terminal_values(tree.history[n], player, &opp_reach[static_cast<size_t>(n) * H],
-                         &(*values)[static_cast<size_t>(n) * H]);
-  }
+  game.terminal_values_batch(tree, player, opp_reach.data(), values->data());
 }
 
 void backup_policy_values(const PublicTree& tree, int H, const std::vector<double>& policy,

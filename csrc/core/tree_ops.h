@@ -61,7 +61,15 @@ REBEL_ALWAYS_INLINE void reach_where_not_acting(int hands, int num_children, con
                                                 const double* factors = nullptr) {
   const int H = kHands > 0 ? kHands : hands;
   if (factors == nullptr) {
-    for (int k = 0; k < num_children; ++k) std::copy(node, node + H, children + static_cast<size_t>(k) * H);
+    if constexpr (kHands > 0) {
+      // A fixed small count: plain register copies rather than a memmove call per child.
+      for (int k = 0; k < num_children; ++k) {
+        T* c = children + static_cast<size_t>(k) * H;
+        for (int h = 0; h < kHands; ++h) c[h] = node[h];
+      }
+    } else {
+      for (int k = 0; k < num_children; ++k) std::copy(node, node + H, children + static_cast<size_t>(k) * H);
+    }
     return;
   }
   for (int k = 0; k < num_children; ++k) {

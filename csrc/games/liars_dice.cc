@@ -4,11 +4,13 @@
 // Face F-1 is wild. On "liar" the bidder wins iff at least q dice (both hands) count
 // for the bid's face.
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
 #include "core/registry.h"
+#include "core/tree.h"
 
 namespace rebel {
 namespace {
@@ -57,6 +59,20 @@ class LiarsDice final : public Game {
         for (int k = 1; k <= dice_; ++k) {
           double* mask = &at_least_masks_[(static_cast<size_t>(f) * dice_ + (k - 1)) * hands_];
           for (int h = 0; h < hands_; ++h) mask[h] = matches_[static_cast<size_t>(f) * hands_ + h] >= k ? 1.0 : 0.0;
+        }
+      }
+    }
+    // For terminal_values_batch: per bid and hand, the index into at_least of the bidder's
+    // winning mass (dice_ + 1: a slot holding 0, the bid cannot be made).
+    if ((dice_ == 1 || !at_least_masks_.empty()) && 2.0 * num_bids_ * hands_ <= (1 << 23)) {
+      needed_index_.resize(static_cast<size_t>(num_bids_) * hands_);
+      bid_face_.resize(num_bids_);
+      for (int bid = 0; bid < num_bids_; ++bid) bid_face_[bid] = bid % faces_;
+      for (int bid = 0; bid < num_bids_; ++bid) {
+        const int quantity = bid / faces_ + 1;
+        for (int x = 0; x < hands_; ++x) {
+          const int needed = std::max(0, quantity - matches_[static_cast<size_t>(bid % faces_) * hands_ + x]);
+          needed_index_[static_cast<size_t>(bid) * hands_ + x] = static_cast<uint8_t>(needed > dice_ ? dice_ + 1 : needed);
         }
       }
     }
@@ -117,6 +133,19 @@ class LiarsDice final : public Game {
     }
   }
 
+  // The same arithmetic as terminal_values() in the same order (bit-identical), with the bid
+  // read from the tree (the action into the terminal's parent), the caller from the parent's
+  // player, no virtual call per node, and hand counts fixed at compile time for the small games.
+  void terminal_values_batch(const PublicTree& tree, int player, const double* opp_reach,
+                             double* values) const override {
+    if (needed_index_.empty()) return Game::terminal_values_batch(tree, player, opp_reach, values);
+    if (hands_ == 4 && dice_ == 1) return batch<4, 1>(tree, player, opp_reach, values);
+    if (hands_ == 6 && dice_ == 1) return batch<6, 1>(tree, player, opp_reach, values);
+    if (hands_ == 9 && dice_ == 2) return batch<9, 2>(tree, player, opp_reach, values);
+    if (dice_ == 1) return batch<0, 1>(tree, player, opp_reach, values);
+    return batch<0, 0>(tree, player, opp_reach, values);
+  }
+
   int feature_size() const override { return num_bids_; }
   void public_features(const History& h, float* out) const override {
     std::fill(out, out + num_bids_, 0.0f);
@@ -159,10 +188,53 @@ class LiarsDice final : public Game {
   static constexpr int kMaxDicePlusTwo = 2 * 32 + 2;
   Action liar() const { return num_bids_; }
 
+  template <int kHands, int kDice>
+  void batch(const PublicTree& tree, int player, const double* opp_reach, double* values) const {
+    const int H = kHands > 0 ? kHands : hands_;
+    const int D = kDice > 0 ? kDice : dice_;
+    const int wild = faces_ - 1;
+    for (int n : tree.terminal_nodes) {
+      const double* r = opp_reach + static_cast<size_t>(n) * H;
+      double* out = values + static_cast<size_t>(n) * H;
+      const int parent = n > 0 ? tree.parent[n] : -1;
+      const int bid = parent >= 0 ? tree.action[parent] : -1;
+      if (bid < 0) {  // the bid is in the subtree root's history
+        terminal_values(tree.history[n], player, r, out);
+        continue;
+      }
+      const int face = bid_face_[bid];
+      double at_least[kMaxDicePlusTwo];
+      double total = 0.0;
+      for (int o = 0; o < H; ++o) total += r[o];
+      at_least[0] = total;
+      if (D == 1) {
+        at_least[1] = face == wild ? r[wild] : r[face] + r[wild];
+      } else {
+        const double* masks = &at_least_masks_[static_cast<size_t>(face) * D * H];
+        double mass[kMaxDicePlusTwo];
+        for (int k = 0; k < D; ++k) mass[k] = 0.0;
+        // Each mass[k] is summed over o in order, as in terminal_values(); the chains interleave.
+        for (int o = 0; o < H; ++o) {
+          for (int k = 0; k < D; ++k) mass[k] += masks[static_cast<size_t>(k) * H + o] * r[o];
+        }
+        for (int k = 0; k < D; ++k) at_least[k + 1] = mass[k];
+      }
+      at_least[D + 1] = 0.0;
+      const double sign = player == tree.player[parent] ? -1.0 : 1.0;  // the parent's player calls
+      // The D + 2 possible values, then one per hand (the same expression per hand).
+      double value[kMaxDicePlusTwo];
+      for (int k = 0; k <= D + 1; ++k) value[k] = sign * (2.0 * at_least[k] - total);
+      const uint8_t* index = &needed_index_[static_cast<size_t>(bid) * H];
+      for (int x = 0; x < H; ++x) out[x] = value[index[x]];
+    }
+  }
+
   int dice_, faces_, hands_ = 0, num_bids_ = 0;
   std::vector<double> prior_;
   std::vector<int> matches_;  // [face][hand]: dice counting for face
   std::vector<double> at_least_masks_;  // [face][k-1][hand]: matches >= k
+  std::vector<uint8_t> needed_index_;   // [bid][hand]: see the constructor
+  std::vector<int> bid_face_;           // [bid]: bid % faces_ (with needed_index_)
 };
 
 GamePtr create_liars_dice(const GameParams& p) {

@@ -3,6 +3,7 @@
 // discounting, the player's reach, the average sum), vectorised over hands.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "core/tree_ops.h"
 #include "solvers/subgame_solver.h"
@@ -15,6 +16,22 @@ using detail::Discounts;
 using detail::discounts_after;
 
 namespace {
+
+// Four hands at a time (GCC vector extensions: AVX2 registers in the x86-64-v3 clone, pairs
+// of SSE2 registers in the default one), then the remaining hands one by one. Lane-wise IEEE
+// operations in the same order as the scalar code: the same bits as the one-hand-at-a-time
+// loops (selects replace the ternaries; a division whose lane is discarded is harmless).
+#pragma GCC diagnostic ignored "-Wpsabi"
+typedef double v4d __attribute__((vector_size(32)));
+REBEL_ALWAYS_INLINE v4d load4(const double* p) {
+  v4d v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+REBEL_ALWAYS_INLINE void store4(double* p, v4d v) { std::memcpy(p, &v, sizeof v); }
+REBEL_ALWAYS_INLINE v4d splat4(double x) { return v4d{x, x, x, x}; }
+// (-Wpsabi is off for this file: v4d values never cross a call, the helpers and the bodies
+// using them are always inlined into the clones; GCC reports it only after the file is parsed.)
 
 // Hand loops are written once, for a hand count fixed at compile time (kHands > 0: fully
 // unrolled, which pays off for the handful of hands of the paper's games) or known at run
@@ -31,7 +48,22 @@ REBEL_ALWAYS_INLINE void regret_match_child_body(int hands, double uniform, doub
                                                  double* __restrict current, double* __restrict reach,
                                                  double* __restrict sum) {
   const int H = kHands > 0 ? kHands : hands;
-  for (int h = 0; h < H; ++h) {
+  int h = 0;
+  const v4d zero = splat4(0.0), one = splat4(1.0), uniform4 = splat4(uniform), pos4 = splat4(pos),
+            neg4 = splat4(neg), strat4 = splat4(strat);
+  for (; h + 4 <= H; h += 4) {
+    const v4d r = load4(regret + h), t = load4(total + h);
+    const auto r_pos = r > zero;
+    const auto t_pos = t > zero;
+    const v4d positive = r_pos ? r : zero;
+    const v4d p = t_pos ? positive / (t_pos ? t : one) : uniform4;
+    store4(current + h, p);
+    store4(regret + h, r * (r_pos ? pos4 : neg4));
+    const v4d reached = load4(parent_reach + h) * p;
+    store4(reach + h, reached);
+    store4(sum + h, load4(sum + h) * strat4 + reached);
+  }
+  for (; h < H; ++h) {
     const double r = regret[h];
     const double positive = r > 0.0 ? r : 0.0;
     const double p = total[h] > 0.0 ? positive / total[h] : uniform;
@@ -55,16 +87,31 @@ REBEL_ALWAYS_INLINE void backup_node_body(int hands, int num_children, bool own,
     value_where_not_acting<kHands>(H, num_children, child_values, value, factors);
     return;
   }
-  for (int h = 0; h < H; ++h) value[h] = 0.0;
+  int h = 0;
+  for (; h + 4 <= H; h += 4) {
+    v4d v = splat4(0.0);
+    for (int k = 0; k < num_children; ++k) {
+      const size_t i = static_cast<size_t>(k) * H + h;
+      v += load4(policy + i) * load4(child_values + i);
+    }
+    store4(value + h, v);
+    for (int k = 0; k < num_children; ++k) {
+      const size_t i = static_cast<size_t>(k) * H + h;
+      store4(regrets + i, load4(regrets + i) + (load4(child_values + i) - v));
+    }
+  }
+  // The remaining hands (all of them under 4 hands), children outermost.
+  const int h0 = h;
+  for (h = h0; h < H; ++h) value[h] = 0.0;
   for (int k = 0; k < num_children; ++k) {
     const double* vc = child_values + static_cast<size_t>(k) * H;
     const double* p = policy + static_cast<size_t>(k) * H;
-    for (int h = 0; h < H; ++h) value[h] += p[h] * vc[h];
+    for (h = h0; h < H; ++h) value[h] += p[h] * vc[h];
   }
   for (int k = 0; k < num_children; ++k) {
     const double* vc = child_values + static_cast<size_t>(k) * H;
     double* r = regrets + static_cast<size_t>(k) * H;
-    for (int h = 0; h < H; ++h) r[h] += vc[h] - value[h];
+    for (h = h0; h < H; ++h) r[h] += vc[h] - value[h];
   }
 }
 
@@ -86,8 +133,8 @@ REBEL_SIMD_CLONES void backup_node(int H, int num_children, bool own, const doub
 template <int kHands>
 struct CfrPasses {
   // Bottom-up values of the current iterate; instantaneous regrets added to `regrets`.
-  static void backup(const PublicTree& t, int hands, int player, const double* current, double* values,
-                     double* regrets) {
+  REBEL_ALWAYS_INLINE static void backup(const PublicTree& t, int hands, int player, const double* current,
+                                         double* values, double* regrets) {
     const int H = kHands > 0 ? kHands : hands;
     for (auto it = t.internal_nodes.rbegin(); it != t.internal_nodes.rend(); ++it) {
       const int n = *it;
@@ -106,8 +153,9 @@ struct CfrPasses {
 
   // One top-down pass: regret matching gives the new iterate, regrets are discounted, the
   // player's reach under the new iterate is propagated and folded into the average.
-  static void update(const PublicTree& t, int hands, int player, const Discounts& d, double* reach,
-                     double* regrets, double* current, double* sum, double* total) {
+  REBEL_ALWAYS_INLINE static void update(const PublicTree& t, int hands, int player, const Discounts& d,
+                                         double* reach, double* regrets, double* current, double* sum,
+                                         double* total) {
     const int H = kHands > 0 ? kHands : hands;
     for (int n : t.internal_nodes) {
       const int begin = t.first_child[n], end = begin + t.num_children[n];
@@ -117,15 +165,34 @@ struct CfrPasses {
                                        t.chance_factors_at(n));
         continue;
       }
-      // Hands innermost everywhere so the loops vectorise.
+      // The positive-regret totals: four hands at a time with the children inner (each
+      // total summed over the children in order, as in the one-hand loop), then the rest.
       const double uniform = 1.0 / (end - begin);
-      std::fill(total, total + H, 0.0);
-      for (int c = begin; c < end; ++c) {
-        double* r = regrets + static_cast<size_t>(c) * H;
-        if (d.floor_regrets) {
-          for (int h = 0; h < H; ++h) r[h] = r[h] > 0.0 ? r[h] : 0.0;
+      {
+        int h = 0;
+        const v4d zero = splat4(0.0);
+        for (; h + 4 <= H; h += 4) {
+          v4d tot = zero;
+          for (int c = begin; c < end; ++c) {
+            double* r = regrets + static_cast<size_t>(c) * H + h;
+            v4d rv = load4(r);
+            if (d.floor_regrets) {
+              rv = rv > zero ? rv : zero;
+              store4(r, rv);
+            }
+            tot += rv > zero ? rv : zero;
+          }
+          store4(total + h, tot);
         }
-        for (int h = 0; h < H; ++h) total[h] += r[h] > 0.0 ? r[h] : 0.0;
+        const int h0 = h;
+        std::fill(total + h0, total + H, 0.0);
+        for (int c = begin; c < end; ++c) {
+          double* r = regrets + static_cast<size_t>(c) * H;
+          if (d.floor_regrets) {
+            for (h = h0; h < H; ++h) r[h] = r[h] > 0.0 ? r[h] : 0.0;
+          }
+          for (h = h0; h < H; ++h) total[h] += r[h] > 0.0 ? r[h] : 0.0;
+        }
       }
       for (int c = begin; c < end; ++c) {
         const size_t i = static_cast<size_t>(c) * H;
@@ -141,32 +208,48 @@ struct CfrPasses {
   }
 };
 
-// Calls `F<k>::run(args...)` with k = H for the small hand counts, else k = 0.
-template <template <int> class F, typename... Args>
-void with_hands(int H, Args&&... args) {
-  switch (H) {
-    case 2: return F<2>::run(args...);
-    case 3: return F<3>::run(args...);
-    case 4: return F<4>::run(args...);
-    case 5: return F<5>::run(args...);
-    case 6: return F<6>::run(args...);
-    case 7: return F<7>::run(args...);
-    case 8: return F<8>::run(args...);
-    case 9: return F<9>::run(args...);
-    default: return F<0>::run(args...);
+// The passes for each small hand count and for run-time counts (0), each compiled once per
+// CPU family (the passes are inlined into these clones, so the unrolled hand loops get AVX2
+// where the CPU has it). Without FMA contraction (-ffp-contract=off) every clone does the same
+// IEEE operations in the same order: the bits do not depend on the clone that runs.
+#define REBEL_CFR_PASSES(K, CLONES)                                                                    \
+  CLONES void backup_##K(const PublicTree& t, int hands, int player, const double* current, \
+                                    double* values, double* regrets) {                                 \
+    CfrPasses<K>::backup(t, hands, player, current, values, regrets);                                  \
+  }                                                                                                    \
+  CLONES void update_##K(const PublicTree& t, int hands, int player, const Discounts& d,                \
+                                    double* reach, double* regrets, double* current, double* sum,      \
+                                    double* total) {                                                   \
+    CfrPasses<K>::update(t, hands, player, d, reach, regrets, current, sum, total);                    \
   }
-}
+// Under 4 hands there is no 4-lane loop: plain functions (a direct call, no ifunc; Kuhn's
+// tree is so small that the indirect call shows).
+#define REBEL_NO_CLONES
+REBEL_CFR_PASSES(0, REBEL_SIMD_CLONES)
+REBEL_CFR_PASSES(2, REBEL_NO_CLONES)
+REBEL_CFR_PASSES(3, REBEL_NO_CLONES)
+REBEL_CFR_PASSES(4, REBEL_SIMD_CLONES)
+REBEL_CFR_PASSES(5, REBEL_SIMD_CLONES)
+REBEL_CFR_PASSES(6, REBEL_SIMD_CLONES)
+REBEL_CFR_PASSES(7, REBEL_SIMD_CLONES)
+REBEL_CFR_PASSES(8, REBEL_SIMD_CLONES)
+REBEL_CFR_PASSES(9, REBEL_SIMD_CLONES)
+#undef REBEL_NO_CLONES
+#undef REBEL_CFR_PASSES
 
-template <int kHands>
-struct RunBackup {
-  template <typename... Args>
-  static void run(Args&&... args) { CfrPasses<kHands>::backup(args...); }
-};
-template <int kHands>
-struct RunUpdate {
-  template <typename... Args>
-  static void run(Args&&... args) { CfrPasses<kHands>::update(args...); }
-};
+// Calls backup_k / update_k with k = H for the small hand counts, else k = 0.
+#define REBEL_WITH_HANDS(H, F, ...)  \
+  switch (H) {                       \
+    case 2: F##_2(__VA_ARGS__); break; \
+    case 3: F##_3(__VA_ARGS__); break; \
+    case 4: F##_4(__VA_ARGS__); break; \
+    case 5: F##_5(__VA_ARGS__); break; \
+    case 6: F##_6(__VA_ARGS__); break; \
+    case 7: F##_7(__VA_ARGS__); break; \
+    case 8: F##_8(__VA_ARGS__); break; \
+    case 9: F##_9(__VA_ARGS__); break; \
+    default: F##_0(__VA_ARGS__); break; \
+  }
 
 }  // namespace
 
@@ -201,13 +284,13 @@ void SubgameSolver::cfr_step(int player) {
   // Invariant: reach_[p] holds p's reach under current_ (set by the constructor and by
   // the fused pass at the end of each of p's updates), so no reach pass is needed here.
   compute_leaf_values(player);
-  with_hands<RunBackup>(H, t, H, player, current_.data(), values_.data(), regrets_.data());
+  REBEL_WITH_HANDS(H, backup, t, H, player, current_.data(), values_.data(), regrets_.data());
   const int t_update = ++steps_[player];
   update_root_mean(player, t_update);
 
   const Discounts d = discounts_after(params_, t_update);
-  with_hands<RunUpdate>(H, t, H, player, d, reach_[player].data(), regrets_.data(), current_.data(), sum_.data(),
-                        scratch_.data());
+  REBEL_WITH_HANDS(H, update, t, H, player, d, reach_[player].data(), regrets_.data(), current_.data(), sum_.data(),
+                   scratch_.data());
   average_stale_ = true;
 }
 }  // namespace rebel

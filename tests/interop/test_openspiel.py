@@ -181,3 +181,18 @@ def test_nolimit_leduc_exploitability_equals_universal_poker_best_response(param
     assert abs(exploitability.exploitability(os_game, table) - ours.exploitability) <= 1e-6
     back = ros.from_openspiel(game, table, full_tree(game))
     np.testing.assert_allclose(back, ours.policy, rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("name", ["leduc", "leduc_nolimit"])
+def test_leduc_search_policy_exploitability_equals_openspiel(name):
+    """The policy of a search (mode (b): the average of sampled policies of ReBeL's test-time
+    search, exact leaf values at each deal) scored by OpenSpiel's best response equals ours."""
+    _, exploitability = _openspiel()
+    from rebel.search.evaluate import evaluate
+    from rebel.search.settings import EvalSettings
+
+    game = rebel.make_game(name, {})
+    r = evaluate(game, EvalSettings(net="oracle", depth=10, iterations=16, oracle_iterations=16, repeats=4,
+                                    mode_a=False, full_game=False), progress=False)
+    os_game, table = ros.to_openspiel(game, r["_mode_b_policy"], full_tree(game))
+    assert abs(exploitability.exploitability(os_game, table) - r["mode_b"][-1]["exploitability"]) <= 1e-9

@@ -311,7 +311,8 @@ def _rebel_bot_class() -> Any:
         def _policy_at(self, state: Any) -> dict[int, float]:
             layout, table = self._layout, self._table
             history = [int(a) for a in state.history()]
-            chance, bids = tuple(history[:layout.chance_actions]), history[layout.chance_actions:]
+            chance = tuple(history[:layout.chance_actions])
+            bids = layout.rebel_history(state.get_game(), history)  # public chance as rebel's events
             # A new episode: after restart_at (OpenSpiel's loops call it), or other dice.
             if self._policy is None or chance != self._episode:
                 self._policy = table.search.sampled_policy(int(table.rng.integers(0, 2**63)))

@@ -86,15 +86,16 @@ def test_openspiel_cfr_policy_scored_by_rebel(name):
 # ------------------------------------------------------------------ RebelBot inside OpenSpiel
 
 
-def _bot_returns(game, opponent, games: int, seed: int) -> np.ndarray:
+def _bot_returns(game, opponent, games: int, seed: int, depth: int = 2, iterations: int = 128) -> np.ndarray:
     """The rebel bot's returns over ``games`` episodes of OpenSpiel's evaluate_bots, seats
     alternating; ``opponent(seat, rng)`` makes the other bot."""
     from open_spiel.python.algorithms import evaluate_bots
 
     os_game = ros.openspiel_game(game)
-    net = rebel.OracleNet(game, "lcfr", 128, "root_mean")
+    net = rebel.OracleNet(game, "lcfr", iterations, "root_mean")
     rng = np.random.RandomState(seed)
-    ours = [ros.make_rebel_bot(game, net, seat, iterations=128, seed=seed + seat) for seat in (0, 1)]
+    ours = [ros.make_rebel_bot(game, net, seat, depth=depth, iterations=iterations, seed=seed + seat)
+            for seat in (0, 1)]
     theirs = [opponent(seat, rng) for seat in (0, 1)]
     returns = []
     for i in range(games):
@@ -196,3 +197,22 @@ def test_leduc_search_policy_exploitability_equals_openspiel(name):
                                     mode_a=False, full_game=False), progress=False)
     os_game, table = ros.to_openspiel(game, r["_mode_b_policy"], full_tree(game))
     assert abs(exploitability.exploitability(os_game, table) - r["mode_b"][-1]["exploitability"]) <= 1e-9
+
+
+@pytest.mark.parametrize("name", ["leduc", "leduc_nolimit"])
+def test_rebel_bot_plays_leduc_in_openspiel(name):
+    """RebelBot in OpenSpiel's own loop on leduc_poker / universal_poker: the board card is read
+    from the OpenSpiel history, every action it takes is legal there, and against the
+    uniform-random bot it wins (limit: 100 episodes, the mean return's 95% interval above 0).
+    Each episode runs a whole sampled mode-(b) search, so the searches are small."""
+    _openspiel()
+    import pyspiel
+
+    game = rebel.make_game(name, {})
+    episodes = 100 if name == "leduc" else 20
+    returns = _bot_returns(game, lambda seat, rng: pyspiel.make_uniform_random_bot(seat, 11 + seat), episodes, seed=4,
+                           depth=10, iterations=16)
+    assert len(returns) == episodes
+    if name == "leduc":
+        low, _ = _interval(returns)
+        assert low > 0, returns.mean()

@@ -42,6 +42,24 @@ void Game::chance_factors(const History& /*history*/, Action /*outcome*/, double
   throw std::logic_error(description() + " has no public chance nodes");
 }
 
+std::vector<char> possible_hands(const Game& game, const History& history) {
+  const int H = game.num_hands();
+  std::vector<char> possible(H, 1);
+  if (!game.has_public_chance()) return possible;
+  History prefix;
+  std::vector<double> factors(H);
+  for (Action event : history) {
+    if (!game.is_terminal(prefix) && game.player_to_act(prefix) == kChancePlayer) {
+      game.chance_factors(prefix, event, factors.data());
+      for (int h = 0; h < H; ++h) {
+        if (factors[h] == 0.0) possible[h] = 0;
+      }
+    }
+    prefix.push_back(event);
+  }
+  return possible;
+}
+
 std::string Game::description() const {
   std::ostringstream out;
   out << name() << "(";

@@ -105,6 +105,11 @@ class Game {
 
 using GamePtr = std::shared_ptr<const Game>;
 
+// The hands a player can hold at `history` given its public chance outcomes (a hand that
+// holds a dealt board card cannot): possible[h] = 0 where some outcome's factor f_b(h) is 0.
+// All ones for games without public chance. `history` must be legal.
+std::vector<char> possible_hands(const Game& game, const History& history);
+
 // Size of one value-net query row: acting player, queried player, public features,
 // beliefs of player 0, beliefs of player 1.
 inline int query_size(const Game& game) { return 2 + game.feature_size() + 2 * game.num_hands(); }

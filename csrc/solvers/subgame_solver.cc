@@ -21,8 +21,16 @@ SubgameSolver::SubgameSolver(GamePtr game, std::shared_ptr<const PublicTree> tre
   if (!game_ || !tree_) throw std::invalid_argument("SubgameSolver: game and tree are required");
   check_tree_game(*game_, *tree_);
   H_ = game_->num_hands();
+  const std::vector<char> possible = possible_hands(*game_, tree_->root_history());
   for (int p = 0; p < 2; ++p) {
     root_reach_[p] = checked_beliefs(root_reach[p], H_, p == 0 ? "beliefs of player 0" : "beliefs of player 1");
+    for (int h = 0; h < H_; ++h) {
+      if (!possible[h] && root_reach_[p][h] > 0.0) {
+        throw std::invalid_argument("beliefs of player " + std::to_string(p) + " put mass " +
+                                    std::to_string(root_reach_[p][h]) + " on hand " + game_->hand_name(h) +
+                                    ", which the public cards dealt make impossible");
+      }
+    }
   }
   if (!tree_->pseudo_leaves.empty() && !net_) {
     throw std::invalid_argument("the subgame has " + std::to_string(tree_->pseudo_leaves.size()) +

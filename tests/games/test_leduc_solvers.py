@@ -186,3 +186,13 @@ def test_search_starts_each_betting_round_after_the_deal():
     assert longer["mode_a"]["exploitability"] < short["mode_a"]["exploitability"] < uniform["exploitability"]
     assert longer["mode_a"]["exploitability"] < 0.2  # measured 0.149 (1024 iterations: 0.053)
     assert run(16)["mode_b"] == short["mode_b"]  # mode (b) is deterministic for a seed
+
+
+def test_beliefs_on_a_hand_the_board_holds_are_refused():
+    game = leduc()
+    tree = _core.build_tree(game, [1, 1, 3 + 4])  # board Ks
+    beliefs = np.full(6, 1 / 6)
+    with pytest.raises(ValueError, match="put mass 0.166667 on hand Ks, which the public cards dealt make impossible"):
+        _core.SubgameSolver(game, tree, beliefs, beliefs, solver="lcfr")
+    fine = np.where(np.arange(6) == 4, 0.0, 0.2)
+    _core.SubgameSolver(game, tree, fine, fine, solver="lcfr").run(2)

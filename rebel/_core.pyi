@@ -742,7 +742,7 @@ def bf16_round(x: numpy.typing.ArrayLike, path: str = 'scalar') -> numpy.typing.
 def build_tree(game: Game, root: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] = [], max_depth: typing.SupportsInt | typing.SupportsIndex = -1, chance_leaves: bool = False) -> PublicTree:
     """
     Public tree below `root` (a history of event ids) down to max_depth events (-1: unlimited); with
-    chance_leaves, every public chance node below the root is a pseudo-leaf.
+    chance_leaves, every non-terminal outcome of a public chance node below the root is a pseudo-leaf.
     """
 def evaluate_matrix_strategies(payoff: numpy.typing.ArrayLike, row_strategy: numpy.typing.ArrayLike, col_strategy: numpy.typing.ArrayLike) -> dict:
     """

@@ -216,7 +216,7 @@ void bind_games(py::module_& m) {
     return t;
   }, py::arg("game"), py::arg("root") = History{}, py::arg("max_depth") = -1, py::arg("chance_leaves") = false,
      "Public tree below `root` (a history of event ids) down to max_depth events (-1: unlimited); with\n"
-     "chance_leaves, every public chance node below the root is a pseudo-leaf.");
+     "chance_leaves, every non-terminal outcome of a public chance node below the root is a pseudo-leaf.");
 
   m.def("uniform_policy", [](const std::shared_ptr<Game>& game, const PublicTree& tree) {
     check_tree_game(require(game, "game"), tree);

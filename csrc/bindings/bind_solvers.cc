@@ -67,6 +67,16 @@ void bind_solvers(py::module_& m) {
              Beliefs b;
              b[0] = beliefs0.is_none() ? game->hand_prior() : to_double_vector(beliefs0, {H}, "beliefs0");
              b[1] = beliefs1.is_none() ? game->hand_prior() : to_double_vector(beliefs1, {H}, "beliefs1");
+             const std::vector<char> possible = possible_hands(*game, tree->root_history());
+             for (int p = 0; p < 2; ++p) {
+               for (int h = 0; h < H; ++h) {
+                 if (!possible[h] && b[p][h] > 0.0) {
+                   throw py::value_error("beliefs" + std::to_string(p) + " put mass " + std::to_string(b[p][h]) +
+                                         " on hand " + game->hand_name(h) +
+                                         ", which the public cards dealt make impossible");
+                 }
+               }
+             }
              return std::make_shared<SubgameSolver>(game, tree, b, params, net);
            }),
            py::arg("game"), py::arg("tree"), py::arg("beliefs0") = py::none(), py::arg("beliefs1") = py::none(),

@@ -49,7 +49,8 @@ PublicTree build_tree(const Game& game, const History& root, int max_depth, bool
     t.player.push_back(player);
     NodeKind kind = chance ? NodeKind::kChance : NodeKind::kDecision;
     if (terminal) kind = NodeKind::kTerminal;
-    else if ((max_depth >= 0 && depth >= max_depth) || (chance && chance_leaves && parent >= 0))
+    else if ((max_depth >= 0 && depth >= max_depth) ||
+             (chance_leaves && parent > 0 && t.kind[parent] == NodeKind::kChance))
       kind = NodeKind::kPseudoLeaf;
     t.kind.push_back(kind);
     t.history.push_back(std::move(history));

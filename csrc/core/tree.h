@@ -52,9 +52,10 @@ struct PublicTree {
 
 // Builds the tree below `root` down to `max_depth` public events (max_depth < 0: the whole
 // subtree). Non-terminal nodes at max_depth become pseudo-leaves; with `chance_leaves`, so
-// does every chance node below the root (a poker subgame that ends with its betting round:
-// the value net is asked before the deal). Throws std::invalid_argument (before allocating)
-// if the tree would not fit in memory.
+// does every non-terminal outcome of a chance node below the root (a poker subgame that ends
+// with its betting round: the deal stays inside, and the value net is asked at each dealt
+// card, the public states where the next searches start). Throws std::invalid_argument
+// (before allocating) if the tree would not fit in memory.
 PublicTree build_tree(const Game& game, const History& root, int max_depth = -1, bool chance_leaves = false);
 
 // Throws std::invalid_argument unless `tree` was built for `game` (same description): a

@@ -29,8 +29,8 @@ TestTimeSearch::TestTimeSearch(GamePtr game, SearchParams params, ValueNetPtr ne
   const PublicTree& full = *full_tree_;
   subgames_.resize(full.size());
   // Events since the start of the node's betting round (the game's start or a public deal):
-  // searches start every `depth` of them, and a subgame also ends at the next deal (its
-  // chance node is a pseudo-leaf; the searches below start at each dealt outcome).
+  // searches start every `depth` of them, and a subgame also ends at the next deal (the
+  // dealt outcomes are its pseudo-leaves, where the next searches start).
   std::vector<int> round_depth(full.size(), 0);
   for (int n : full.internal_nodes) {
     for (int c = full.first_child[n]; c < full.first_child[n] + full.num_children[n]; ++c) {
@@ -118,32 +118,28 @@ void TestTimeSearch::search(int full_node, const Beliefs& beliefs, SearchMode mo
   if (t.pseudo_leaves.empty()) return;
   const std::vector<double> at_leaves =
       recorded ? recorded->leaf_beliefs : leaf_beliefs(sg, solver, played, mode == SearchMode::kSampled);
-  const PublicTree& full = *full_tree_;
   for (size_t i = 0; i < t.pseudo_leaves.size(); ++i) {
+    // After a deal the leaf's reaches carry the card's chance factors, so its normalised
+    // beliefs are already Bayes' rule for the public card.
     const double* b = &at_leaves[i * 2 * H];
-    const int leaf = sg.to_full[t.pseudo_leaves[i]];
-    if (full.kind[leaf] != NodeKind::kChance) {
-      Beliefs next{std::vector<double>(b, b + H), std::vector<double>(b + H, b + 2 * H)};
-      search(leaf, next, mode, rng, policy, cancel, progress);
-      continue;
+    Beliefs next{std::vector<double>(b, b + H), std::vector<double>(b + H, b + 2 * H)};
+    if (game_->has_public_chance()) keep_possible(t.history[t.pseudo_leaves[i]], &next);
+    search(sg.to_full[t.pseudo_leaves[i]], next, mode, rng, policy, cancel, progress);
+  }
+}
+
+void TestTimeSearch::keep_possible(const History& history, Beliefs* beliefs) const {
+  // A leaf a player reaches with no mass gets normalize_beliefs' uniform fallback, which
+  // would include hands the board holds: the fallback is uniform over the possible hands.
+  const std::vector<char> possible = possible_hands(*game_, history);
+  const int H = game_->num_hands();
+  for (auto& b : *beliefs) {
+    double mass = 0.0;
+    for (int h = 0; h < H; ++h) mass += (b[h] = possible[h] ? b[h] : 0.0);
+    if (!(mass > 0.0)) {
+      for (int h = 0; h < H; ++h) mass += (b[h] = possible[h] ? 1.0 : 0.0);
     }
-    // A deal: the next searches start at each outcome, with each player's beliefs times the
-    // outcome's chance factors (Bayes' rule for a public card), renormalised. An outcome no
-    // hand of a player can see (mass 0) is never reached: its policy stays as it is.
-    const double* factors = full.chance_factors_at(leaf);
-    for (int k = 0; k < full.num_children[leaf]; ++k) {
-      const int child = full.first_child[leaf] + k;
-      if (full.kind[child] != NodeKind::kDecision) continue;  // e.g. both all-in: straight to the showdown
-      Beliefs next{std::vector<double>(H), std::vector<double>(H)};
-      bool reached = true;
-      for (int p = 0; p < 2; ++p) {
-        double mass = 0.0;
-        for (int h = 0; h < H; ++h) mass += (next[p][h] = b[p * H + h] * factors[static_cast<size_t>(k) * H + h]);
-        if (!(mass > 0.0)) reached = false;
-        else for (int h = 0; h < H; ++h) next[p][h] /= mass;
-      }
-      if (reached) search(child, next, mode, rng, policy, cancel, progress);
-    }
+    for (int h = 0; h < H; ++h) b[h] /= mass;
   }
 }
 

@@ -65,6 +65,9 @@ class TestTimeSearch {
     std::shared_ptr<const PublicTree> tree;
     std::vector<int> to_full;  // subgame node -> full-tree node
   };
+  // Zeroes the beliefs of hands the public cards of `history` make impossible and renormalises
+  // (uniform over the possible hands where nothing is left).
+  void keep_possible(const History& history, Beliefs* beliefs) const;
   template <class Rng>
   void search(int full_node, const Beliefs& beliefs, SearchMode mode, Rng* rng,
               std::vector<double>* policy, const CancelFlag* cancel, std::atomic<long>* progress = nullptr) const;

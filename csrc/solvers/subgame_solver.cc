@@ -24,13 +24,18 @@ SubgameSolver::SubgameSolver(GamePtr game, std::shared_ptr<const PublicTree> tre
   const std::vector<char> possible = possible_hands(*game_, tree_->root_history());
   for (int p = 0; p < 2; ++p) {
     root_reach_[p] = checked_beliefs(root_reach[p], H_, p == 0 ? "beliefs of player 0" : "beliefs of player 1");
-    for (int h = 0; h < H_; ++h) {
-      if (!possible[h] && root_reach_[p][h] > 0.0) {
-        throw std::invalid_argument("beliefs of player " + std::to_string(p) + " put mass " +
-                                    std::to_string(root_reach_[p][h]) + " on hand " + game_->hand_name(h) +
-                                    ", which the public cards dealt make impossible");
-      }
+    // Hands the public cards rule out carry no mass (the callers' uniform fallbacks for a
+    // PBS reached with zero mass include them; user input is checked in the bindings).
+    // Untouched unless some such hand has mass, so results stay bit-identical otherwise.
+    bool ruled_out = false;
+    for (int h = 0; h < H_; ++h) ruled_out = ruled_out || (!possible[h] && root_reach_[p][h] > 0.0);
+    if (!ruled_out) continue;
+    double mass = 0.0;
+    for (int h = 0; h < H_; ++h) mass += (root_reach_[p][h] = possible[h] ? root_reach_[p][h] : 0.0);
+    if (!(mass > 0.0)) {
+      for (int h = 0; h < H_; ++h) mass += (root_reach_[p][h] = possible[h] ? 1.0 : 0.0);
     }
+    for (int h = 0; h < H_; ++h) root_reach_[p][h] /= mass;
   }
   if (!tree_->pseudo_leaves.empty() && !net_) {
     throw std::invalid_argument("the subgame has " + std::to_string(tree_->pseudo_leaves.size()) +

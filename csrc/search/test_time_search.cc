@@ -54,6 +54,9 @@ TestTimeSearch::TestTimeSearch(GamePtr game, SearchParams params, ValueNetPtr ne
       throw std::invalid_argument("depth-limited search needs a value net (depth " + std::to_string(params_.depth) +
                                   " is shorter than the game)");
     }
+    if (game_->has_public_chance()) {
+      for (int leaf : t.pseudo_leaves) sg->leaf_possible.push_back(possible_hands(*game_, t.history[leaf]));
+    }
     subgames_[n] = std::move(sg);
   }
   // Sharing the root trajectory stores T/2 policies of the root subgame and their leaf
@@ -123,15 +126,14 @@ void TestTimeSearch::search(int full_node, const Beliefs& beliefs, SearchMode mo
     // beliefs are already Bayes' rule for the public card.
     const double* b = &at_leaves[i * 2 * H];
     Beliefs next{std::vector<double>(b, b + H), std::vector<double>(b + H, b + 2 * H)};
-    if (game_->has_public_chance()) keep_possible(t.history[t.pseudo_leaves[i]], &next);
+    if (!sg.leaf_possible.empty()) keep_possible(sg.leaf_possible[i], &next);
     search(sg.to_full[t.pseudo_leaves[i]], next, mode, rng, policy, cancel, progress);
   }
 }
 
-void TestTimeSearch::keep_possible(const History& history, Beliefs* beliefs) const {
+void TestTimeSearch::keep_possible(const std::vector<char>& possible, Beliefs* beliefs) const {
   // A leaf a player reaches with no mass gets normalize_beliefs' uniform fallback, which
   // would include hands the board holds: the fallback is uniform over the possible hands.
-  const std::vector<char> possible = possible_hands(*game_, history);
   const int H = game_->num_hands();
   for (auto& b : *beliefs) {
     double mass = 0.0;

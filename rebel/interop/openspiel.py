@@ -175,8 +175,7 @@ class _Layout:
         mine = self.hand_dice(hand)
         # Any outcomes for the other seat do (the state's policy depends on the player's own);
         # drawn without replacement, they must differ from the player's and the board's.
-        board = [self.openspiel_event(int(e)) for e in bids if self._is_public_event(int(e))]
-        taken = set(mine) | set(board)
+        taken = set(mine) | self._board(bids)
         other = ([next(c for c in range(self.faces) if c not in taken)] * self.dice if self.without_replacement
                  else [0] * self.dice)
         state = os_game.new_initial_state()
@@ -188,8 +187,11 @@ class _Layout:
 
     def possible(self, hand: int, bids: Sequence[int]) -> bool:
         """Whether a player can hold ``hand`` at the public history ``bids`` (no board card of it)."""
-        board = {self.openspiel_event(int(e)) for e in bids if self._is_public_event(int(e))}
-        return not (self.without_replacement and board & set(self.hand_dice(hand)))
+        return not (self.without_replacement and self._board(bids) & set(self.hand_dice(hand)))
+
+    def _board(self, bids: Sequence[int]) -> set[int]:
+        """OpenSpiel's outcomes of the public chance events in ``bids`` (the board cards)."""
+        return {self.openspiel_event(int(e)) for e in bids if self._is_public_event(int(e))}
 
     def _is_public_event(self, event: int) -> bool:
         return self.public_event is not None and any(self.public_event(o) == event for o in range(self.faces))

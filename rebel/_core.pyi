@@ -480,9 +480,9 @@ class Pbs:
     """
     def __init__(self, game: Game, history: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] = [], beliefs0: numpy.typing.ArrayLike | None = None, beliefs1: numpy.typing.ArrayLike | None = None) -> None:
         ...
-    def after(self, game: Game, action: typing.SupportsInt | typing.SupportsIndex, action_probs: numpy.typing.ArrayLike) -> Pbs:
+    def after(self, game: Game, action: typing.SupportsInt | typing.SupportsIndex, action_probs: numpy.typing.ArrayLike | None = None) -> Pbs:
         """
-        The PBS after the player to act takes `action` with probability action_probs[h] per hand.
+        The PBS after the player to act takes `action` with probability action_probs[h] per hand; at a public chance node (no action_probs) after the outcome `action`, both beliefs updated by its chance factors.
         """
     @property
     def beliefs0(self) -> numpy.typing.NDArray[numpy.float64]:

@@ -283,9 +283,17 @@ void bind_search(py::module_& m) {
       .def_property_readonly("beliefs1", [](const Pbs& p) { return to_array_1d(p.beliefs[1]); })
       .def("after", [](const Pbs& p, const std::shared_ptr<Game>& game, Action action, const py::object& probs) {
         const Game& g = require(game, "game");
+        if (probs.is_none()) {
+          if (g.is_terminal(p.history) || g.player_to_act(p.history) != kChancePlayer) {
+            throw py::value_error("action_probs are required at a player's decision");
+          }
+          return pbs_after(g, p, action, {});
+        }
         return pbs_after(g, p, action, to_double_vector(probs, {g.num_hands()}, "action_probs"));
-      }, py::arg("game"), py::arg("action"), py::arg("action_probs"),
-         "The PBS after the player to act takes `action` with probability action_probs[h] per hand.");
+      }, py::arg("game"), py::arg("action"), py::arg("action_probs") = py::none(),
+         "The PBS after the player to act takes `action` with probability action_probs[h] per hand; at a "
+         "public chance node (no action_probs) after the outcome `action`, both beliefs updated by its "
+         "chance factors.");
 
   m.def("bayes_update", [](const py::object& beliefs, const py::object& action_probs) {
     auto b = to_double_vector(beliefs, {-1}, "beliefs");

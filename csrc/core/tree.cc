@@ -48,9 +48,11 @@ PublicTree build_tree(const Game& game, const History& root, int max_depth, bool
     const bool chance = player == kChancePlayer;
     t.player.push_back(player);
     NodeKind kind = chance ? NodeKind::kChance : NodeKind::kDecision;
+    // With chance_leaves a deal is never cut at max_depth: its outcomes are the leaves, so
+    // every leaf of such a subgame is a state where a later search starts.
+    const bool cut_by_depth = max_depth >= 0 && depth >= max_depth && !(chance_leaves && chance);
     if (terminal) kind = NodeKind::kTerminal;
-    else if ((max_depth >= 0 && depth >= max_depth) ||
-             (chance_leaves && parent > 0 && t.kind[parent] == NodeKind::kChance))
+    else if (cut_by_depth || (chance_leaves && parent > 0 && t.kind[parent] == NodeKind::kChance))
       kind = NodeKind::kPseudoLeaf;
     t.kind.push_back(kind);
     t.history.push_back(std::move(history));

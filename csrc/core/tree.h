@@ -54,7 +54,8 @@ struct PublicTree {
 // subtree). Non-terminal nodes at max_depth become pseudo-leaves; with `chance_leaves`, so
 // does every non-terminal outcome of a chance node below the root (a poker subgame that ends
 // with its betting round: the deal stays inside, and the value net is asked at each dealt
-// card, the public states where the next searches start). Throws std::invalid_argument
+// card, the public states where the next searches start; a chance node at max_depth is then
+// expanded too, so no leaf lies before a deal). Throws std::invalid_argument
 // (before allocating) if the tree would not fit in memory.
 PublicTree build_tree(const Game& game, const History& root, int max_depth = -1, bool chance_leaves = false);
 

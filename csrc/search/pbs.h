@@ -19,7 +19,10 @@ Pbs make_pbs(const Game& game, History history, const Beliefs& beliefs);
 
 // The PBS after the player to act takes `action`, which each of its hands h takes with
 // probability action_probs[h] (Bayes update of that player's beliefs). Rejects illegal
-// actions and actions no hand in the beliefs would take.
+// actions and actions no hand in the beliefs would take. At a public chance node
+// `action_probs` must be empty: both beliefs are multiplied by the outcome's chance factors
+// (game.h), which is Bayes' rule for the public card; an outcome that leaves a player no
+// mass is rejected.
 Pbs pbs_after(const Game& game, const Pbs& pbs, Action action, const std::vector<double>& action_probs);
 
 // Bayes update after `player` took a public action: beliefs[h] *= P(action | h), then
@@ -30,5 +33,10 @@ void bayes_update(std::vector<double>* beliefs, const double* action_probs);
 // The numerator of that update, beliefs[h] *= P(action | h), without normalising (a walk
 // that takes several actions normalises once at its end).
 void multiply_beliefs(std::vector<double>* beliefs, const double* action_probs);
+
+// Zeroes the beliefs of the hands `possible` rules out (possible_hands: a board card they
+// hold) and renormalises; a player left with no mass gets the uniform distribution over the
+// possible hands (normalize_beliefs' own fallback would include impossible ones).
+void keep_possible(const std::vector<char>& possible, Beliefs* beliefs);
 
 }  // namespace rebel

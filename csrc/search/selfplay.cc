@@ -49,10 +49,6 @@ class TimedNet final : public ValueNet {
 SelfPlayGenerator::SelfPlayGenerator(GamePtr game, SelfPlayParams params, ValueNetPtr net)
     : game_(std::move(game)), params_(params), net_(std::move(net)) {
   if (!game_) throw std::invalid_argument("SelfPlayGenerator: a game is required");
-  if (game_->has_public_chance()) {
-    throw std::invalid_argument("self-play does not support games with public chance yet (" + game_->description() +
-                                ")");
-  }
   if (params_.depth < 1) throw std::invalid_argument("self-play depth must be >= 1, got " + std::to_string(params_.depth));
   if (params_.iterations < 2) {  // both players must update once for both targets to exist
     throw std::invalid_argument("self-play iterations must be >= 2, got " + std::to_string(params_.iterations));
@@ -76,7 +72,11 @@ std::shared_ptr<const PublicTree> SelfPlayGenerator::subgame(const History& hist
     if (it != cache_.end()) return it->second;
   }
   // Built outside the lock (two threads may build the same tree; the first one is kept).
-  auto tree = std::make_shared<const PublicTree>(build_tree(*game_, history, params_.full_depth_solve ? -1 : params_.depth));
+  // As at test time, a depth-limited subgame ends with its betting round: the dealt cards
+  // are its leaves (build_tree's chance_leaves; no effect on games without public chance).
+  auto tree = std::make_shared<const PublicTree>(
+      params_.full_depth_solve ? build_tree(*game_, history, -1)
+                               : build_tree(*game_, history, params_.depth, /*chance_leaves=*/true));
   std::lock_guard<std::mutex> lock(cache_mutex_);
   return cache_.emplace(history, std::move(tree)).first->second;
 }
@@ -123,10 +123,27 @@ SelfPlayStep SelfPlayGenerator::step(const History& history, const Beliefs& beli
     out.hands = {pair / H, pair % H};
   }
 
-  // Walk: iterate t's policy, with exploration at the exploring player's nodes.
+  // Walk: iterate t's policy, with exploration at the exploring player's nodes. It stops
+  // after `depth` actions or right after a public deal, where test-time search starts its
+  // next subgame: the card is drawn given the walk's hands (P(b | h0, h1) = f_b(h0) f_b(h1))
+  // and both beliefs take the card's factors (Bayes' rule for the public card).
   Beliefs next = root;
   int node = 0;
-  while (tree.kind[node] == NodeKind::kDecision && tree.depth[node] < params_.depth) {
+  while (tree.kind[node] == NodeKind::kChance ||
+         (tree.kind[node] == NodeKind::kDecision && tree.depth[node] < params_.depth)) {
+    if (tree.kind[node] == NodeKind::kChance) {
+      const int first = tree.first_child[node], count = tree.num_children[node];
+      const double* factors = tree.chance_factors_at(node);
+      std::vector<double> probs(count);
+      for (int k = 0; k < count; ++k) {
+        probs[k] = factors[static_cast<size_t>(k) * H + out.hands[0]] * factors[static_cast<size_t>(k) * H + out.hands[1]];
+      }
+      const int k = draw(probs.data(), count, uniform(rng));
+      if (k < 0) throw std::logic_error("self-play walk: no public outcome is possible for the walk's hands");
+      for (int p = 0; p < 2; ++p) multiply_beliefs(&next[p], factors + static_cast<size_t>(k) * H);
+      node = first + k;
+      break;
+    }
     const int p = tree.player[node];
     const int first = tree.first_child[node], count = tree.num_children[node];
     const double u_explore = uniform(rng), u_action = uniform(rng);
@@ -149,6 +166,7 @@ SelfPlayStep SelfPlayGenerator::step(const History& history, const Beliefs& beli
   if (!out.next_terminal) {
     // An exploring action the iterate never takes leaves no mass: beliefs become uniform.
     for (int p = 0; p < 2; ++p) normalize_beliefs(next[p].data(), H, next[p].data());
+    if (game.has_public_chance()) keep_possible(possible_hands(game, out.next_history), &next);
     out.next_beliefs = std::move(next);
   }
   if (keep_iterate) out.iterate = iterate;

@@ -11,7 +11,10 @@
 //     holds, except that at the exploring player's nodes a uniformly random legal action is
 //     taken with probability epsilon;
 //   * both players' beliefs are propagated along the walked path with iterate t's policy
-//     (never with the exploration).
+//     (never with the exploration);
+//   * in a game with public chance the subgame ends with its betting round (the dealt cards
+//     are its leaves, as at test time): the walk draws the card given the walk's hands,
+//     both beliefs take its chance factors, and the next root is the state after the deal.
 // The remaining iterations then finish, and the linearly averaged root values of both
 // players are the two training examples of the step.
 #pragma once

@@ -11,6 +11,7 @@
 
 #include "core/best_response.h"
 #include "core/tree_ops.h"
+#include "search/pbs.h"
 
 namespace rebel {
 
@@ -94,6 +95,7 @@ template <class Rng>
 void TestTimeSearch::search(int full_node, const Beliefs& beliefs, SearchMode mode, Rng* rng,
                             std::vector<double>* policy, const CancelFlag* cancel,
                             std::atomic<long>* progress) const {
+  if (!subgames_.at(full_node)) throw std::logic_error("test-time search: a subgame leaf is not a search root");
   const Subgame& sg = *subgames_.at(full_node);
   const PublicTree& t = *sg.tree;
   const int H = game_->num_hands();
@@ -128,20 +130,6 @@ void TestTimeSearch::search(int full_node, const Beliefs& beliefs, SearchMode mo
     Beliefs next{std::vector<double>(b, b + H), std::vector<double>(b + H, b + 2 * H)};
     if (!sg.leaf_possible.empty()) keep_possible(sg.leaf_possible[i], &next);
     search(sg.to_full[t.pseudo_leaves[i]], next, mode, rng, policy, cancel, progress);
-  }
-}
-
-void TestTimeSearch::keep_possible(const std::vector<char>& possible, Beliefs* beliefs) const {
-  // A leaf a player reaches with no mass gets normalize_beliefs' uniform fallback, which
-  // would include hands the board holds: the fallback is uniform over the possible hands.
-  const int H = game_->num_hands();
-  for (auto& b : *beliefs) {
-    double mass = 0.0;
-    for (int h = 0; h < H; ++h) mass += (b[h] = possible[h] ? b[h] : 0.0);
-    if (!(mass > 0.0)) {
-      for (int h = 0; h < H; ++h) mass += (b[h] = possible[h] ? 1.0 : 0.0);
-    }
-    for (int h = 0; h < H; ++h) b[h] /= mass;
   }
 }
 

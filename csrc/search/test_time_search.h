@@ -68,9 +68,6 @@ class TestTimeSearch {
     // (possible_hands, computed once here rather than at every search).
     std::vector<std::vector<char>> leaf_possible;
   };
-  // Zeroes the beliefs of hands `possible` rules out and renormalises (uniform over the
-  // possible hands where nothing is left).
-  void keep_possible(const std::vector<char>& possible, Beliefs* beliefs) const;
   template <class Rng>
   void search(int full_node, const Beliefs& beliefs, SearchMode mode, Rng* rng,
               std::vector<double>* policy, const CancelFlag* cancel, std::atomic<long>* progress = nullptr) const;

@@ -63,6 +63,9 @@ class ReplaySection:
 class ModelSection:
     hidden: int = 256
     layers: int = 2
+    # The unit of the net's outputs (ValueMLP.value_scale); null: the game's own
+    # (rebel.games.units.value_unit: the ante in no-limit Leduc, 1 in every other game).
+    value_scale: Optional[float] = None
 
 
 @dataclass
@@ -185,6 +188,8 @@ def check(config: TrainConfig) -> None:
         (config.replay.capacity >= 2, f"replay.capacity must be >= 2, got {config.replay.capacity}"),
         (config.model.hidden >= 1 and config.model.layers >= 0,
          f"model.hidden must be >= 1 and model.layers >= 0, got {config.model.hidden}, {config.model.layers}"),
+        (config.model.value_scale is None or (math.isfinite(config.model.value_scale) and config.model.value_scale > 0),
+         f"model.value_scale must be > 0 or null, got {config.model.value_scale}"),
         (math.isfinite(t.lr) and t.lr > 0, f"trainer.lr must be > 0, got {t.lr}"),
         (t.lr_halving_epochs >= 1 and t.lr_max_halvings >= 0, "trainer.lr_halving_epochs must be >= 1 and "
          "trainer.lr_max_halvings >= 0"),

@@ -10,6 +10,11 @@ times 5/6 = 175.52 on its tree, where fold is offered at every decision
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rebel._core import Game
+
 #: DeepStack-Leduc chips per our chip of exploitability (the pair mass of its 1/6 ranges).
 DEEPSTACK_LEDUC_SCALE = 30.0 / 36.0
 
@@ -17,3 +22,12 @@ DEEPSTACK_LEDUC_SCALE = 30.0 / 36.0
 def deepstack_leduc_chips(exploitability: float) -> float:
     """Our no-limit Leduc exploitability (chips per hand) in DeepStack-Leduc's convention."""
     return exploitability * DEEPSTACK_LEDUC_SCALE
+
+
+def value_unit(game: "Game") -> float:
+    """The natural unit of ``game``'s values, the value net's output unit by default: the ante
+    of no-limit Leduc (its values run to the 1,200-chip stacks), 1 for every other game (whose
+    values are a few units at most)."""
+    if game.name == "leduc_nolimit":
+        return float(game.params["ante"])
+    return 1.0

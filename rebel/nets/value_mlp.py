@@ -11,6 +11,7 @@ it over, and :func:`weights_to_bytes` / :func:`weights_from_bytes` / :func:`expo
 """
 from __future__ import annotations
 
+import math
 import os
 from typing import TYPE_CHECKING, List, Tuple, Union
 
@@ -39,6 +40,10 @@ class ValueMLP(nn.Module):
         hidden: width of every hidden block.
         layers: number of hidden blocks (0 gives a plain linear model).
         layer_norm_eps: epsilon of every LayerNorm (torch's default 1e-5).
+        value_scale: the unit of the outputs: the head's outputs are multiplied by it, so a
+            game whose values run to hundreds of chips (no-limit Leduc) trains a head of
+            order one. It is folded into the head when the weights are exported (the weights
+            file has no scale; a net read back from one has value_scale 1).
     """
 
     def __init__(
@@ -48,6 +53,7 @@ class ValueMLP(nn.Module):
         hidden: int = 256,
         layers: int = 2,
         layer_norm_eps: float = 1e-5,
+        value_scale: float = 1.0,
     ) -> None:
         super().__init__()
         for name, value, low in (("input_size", input_size, 1), ("output_size", output_size, 1),
@@ -56,11 +62,14 @@ class ValueMLP(nn.Module):
                 raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
         if not layer_norm_eps > 0:
             raise ValueError(f"layer_norm_eps must be > 0, got {layer_norm_eps!r}")
+        if not (isinstance(value_scale, (int, float)) and math.isfinite(value_scale) and value_scale > 0):
+            raise ValueError(f"value_scale must be a finite number > 0, got {value_scale!r}")
         self.input_size = input_size
         self.output_size = output_size
         self.hidden = hidden
         self.layers = layers
         self.layer_norm_eps = float(layer_norm_eps)
+        self.value_scale = float(value_scale)
 
         blocks: List[nn.Module] = []
         width = input_size
@@ -71,9 +80,9 @@ class ValueMLP(nn.Module):
         self.head = nn.Linear(width, output_size)
 
     @classmethod
-    def for_game(cls, game: "Game", hidden: int = 256, layers: int = 2) -> "ValueMLP":
+    def for_game(cls, game: "Game", hidden: int = 256, layers: int = 2, value_scale: float = 1.0) -> "ValueMLP":
         """A network sized for ``game``'s query rows and hands."""
-        return cls(query_size(game), int(game.num_hands), hidden=hidden, layers=layers)
+        return cls(query_size(game), int(game.num_hands), hidden=hidden, layers=layers, value_scale=value_scale)
 
     def blocks(self) -> List[Tuple[nn.Linear, nn.LayerNorm]]:
         """The (Linear, LayerNorm) pair of every hidden block, input side first."""
@@ -81,8 +90,9 @@ class ValueMLP(nn.Module):
         return [(modules[i], modules[i + 1]) for i in range(0, len(modules), 3)]  # type: ignore[misc]
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """``x``: [batch, input_size] -> [batch, output_size]."""
-        return self.head(self.body(x))
+        """``x``: [batch, input_size] -> [batch, output_size], in the game's units."""
+        out = self.head(self.body(x))
+        return out if self.value_scale == 1.0 else out * self.value_scale
 
 
 def to_native(model: ValueMLP, game: "Game", isa: str = "auto", precision: str = "fp32") -> "MlpValueNet":
@@ -122,6 +132,9 @@ def weights_to_bytes(model: ValueMLP) -> bytes:
     with torch.no_grad():
         arrays = [t.detach().to("cpu", torch.float32).contiguous().reshape(-1).numpy()
                   for t in _parameters_in_order(model)]
+        if model.value_scale != 1.0:  # fold the output unit into the head (its W and b)
+            arrays[-2] = arrays[-2] * np.float32(model.value_scale)
+            arrays[-1] = arrays[-1] * np.float32(model.value_scale)
     return weights_from_arrays(model.input_size, model.output_size, model.hidden, model.layers, arrays,
                                model.layer_norm_eps)
 

@@ -26,6 +26,7 @@ import torch
 
 from rebel import _core
 from rebel.config.train import TrainConfig, game_of, selfplay_iterations
+from rebel.games.units import value_unit
 from rebel.nets.precision import native_kernel
 from rebel.nets.torch_device import flush_denormals
 from rebel.nets.value_mlp import ValueMLP, export_weights, to_native, weights_to_bytes
@@ -106,7 +107,8 @@ class Training:
         torch.set_num_threads(config.trainer.torch_threads)
         seed = config.selfplay.seed
         torch.manual_seed(seed)
-        model = ValueMLP.for_game(self.game, hidden=config.model.hidden, layers=config.model.layers)
+        scale = config.model.value_scale if config.model.value_scale is not None else value_unit(self.game)
+        model = ValueMLP.for_game(self.game, hidden=config.model.hidden, layers=config.model.layers, value_scale=scale)
         self.trainer = Trainer(model, config.trainer)
         self.native = to_native(self.trainer.inference_model(), self.game, precision=config.search.precision)
         self.kernel = native_kernel(self.native)  # recorded in every metrics row (with ray: the actors')

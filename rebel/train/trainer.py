@@ -72,7 +72,10 @@ class Trainer:
             rows, targets = sample(s.batch_size)
             x = torch.from_numpy(rows).to(self.device)
             y = torch.from_numpy(targets).to(self.device)
-            loss = value_loss(self.model(x), y)
+            prediction = self.model(x)
+            scale = self.model.value_scale
+            # The loss in the net's unit, so smooth L1's bend sits at one unit for every game.
+            loss = value_loss(prediction, y) if scale == 1.0 else value_loss(prediction / scale, y / scale)
             self.optimizer.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), s.grad_clip)

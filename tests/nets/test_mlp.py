@@ -384,3 +384,33 @@ def test_repr_and_properties(game):
 def test_format_document_exists():
     doc = Path(__file__).resolve().parents[2] / "docs" / "weights_format.md"
     assert doc.is_file() and "REBELMLP" in doc.read_text()
+
+
+def test_value_scale_is_folded_into_the_exported_head():
+    """No-limit Leduc's net works in antes: the torch model scales its head, the weights file
+    holds the scaled head, and every reader computes the same chips."""
+    import torch
+
+    from rebel.games.units import value_unit
+    from rebel.train.trainer import value_loss
+
+    game = rebel.make_game("leduc_nolimit")
+    assert value_unit(game) == 100.0 and value_unit(rebel.make_game("leduc")) == 1.0
+    torch.manual_seed(0)
+    scaled = ValueMLP.for_game(game, hidden=16, value_scale=value_unit(game))
+    plain = weights_from_bytes(weights_to_bytes(ValueMLP.for_game(game, hidden=16)))
+    plain.load_state_dict(scaled.state_dict())
+    x = torch.from_numpy(np.random.default_rng(0).random((5, game.query_size), dtype=np.float32))
+    with torch.no_grad():
+        np.testing.assert_allclose(scaled(x).numpy(), 100.0 * plain(x).numpy(), rtol=1e-6)
+        back = weights_from_bytes(weights_to_bytes(scaled))
+        assert back.value_scale == 1.0
+        np.testing.assert_allclose(back(x).numpy(), scaled(x).numpy(), rtol=1e-5, atol=1e-4)
+    native = to_native(scaled, game)
+    np.testing.assert_allclose(native.forward(x.numpy()), scaled(x).detach().numpy(), rtol=1e-5, atol=1e-3)
+    # The training loss is taken in the net's unit.
+    y = torch.zeros(5, game.num_hands)
+    assert float(value_loss(scaled(x) / 100.0, y)) < float(value_loss(scaled(x), y))
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="value_scale"):
+            ValueMLP.for_game(game, value_scale=bad)

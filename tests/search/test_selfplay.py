@@ -4,26 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
 
 import rebel
-from rebel.nets.value_mlp import ValueMLP, to_native
 from tests.conftest import kuhn, liars_dice
-
-
-def random_net(game, seed=1):
-    torch.manual_seed(seed)
-    return to_native(ValueMLP.for_game(game, hidden=32), game)
-
-
-def path_to(tree, node):
-    """(parent, child) pairs from the root to `node`."""
-    parent = np.asarray(tree.parent)
-    edges = []
-    while parent[node] >= 0:
-        edges.append((int(parent[node]), node))
-        node = int(parent[node])
-    return edges[::-1]
+from tests.helpers.selfplay_walk import path_to, random_net
 
 
 def leaf_distribution(game, tree, iterate, b0, b1):

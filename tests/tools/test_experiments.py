@@ -780,3 +780,40 @@ def test_bf16_error_sources_separates_the_roundings(capsys):
     assert "has no config.yaml" in capsys.readouterr().err
     assert script.main([str(run), "--calibration-seed", "12345"]) == 2  # the run's own held-out seed
     assert "the run's own held-out seed" in capsys.readouterr().err
+
+
+def test_leduc_quick_pipeline(tmp_path, capsys):
+    """experiments/leduc.py --quick on limit Leduc: full-game rows (known values), the zero,
+    oracle and trained nets over three seeds, the stronger search, the curve, the cache."""
+    leduc = load("leduc")
+    out = tmp_path / "leduc"
+    assert leduc.main(["--quick", "--games", "leduc", "--out", str(out)]) == 0
+    result = json.loads((out / "leduc.json").read_text())["results"]["leduc"]
+    full = result["full_game"]
+    # Full-game solvers on limit Leduc after 64 iterations (this repository's solvers; LCFR at
+    # 1024 is 0.00899, tests/games/test_leduc_solvers.py).
+    assert full["lcfr"]["exploitability"] == pytest.approx(0.126027, abs=1e-5)
+    assert full["dcfr"]["exploitability"] < full["lcfr"]["exploitability"] < full["lfp"]["exploitability"]
+    search = result["search"]
+    assert list(search) == ["zero net", "oracle net", "trained net", "trained net, lcfr T=64 depth 10"]
+    for s in search.values():
+        assert s["seeds"] == [0, 1, 2] and 0 < s["min"] <= s["mean"] <= s["max"]
+    assert search["oracle net"]["mean"] < search["zero net"]["mean"]
+    assert result["run"]["epoch"] == 2 and result["run"]["finished"]
+    assert (out / "curves_leduc.png").is_file()
+    assert "| search, oracle net |" in (out / "leduc.md").read_text()
+    # A second call reads every row from the cache; a cache of another protocol is refused.
+    before = {p.name: p.stat().st_mtime_ns for p in (out / "leduc" / "eval").iterdir()}
+    assert leduc.main(["--quick", "--games", "leduc", "--out", str(out)]) == 0
+    assert {p.name: p.stat().st_mtime_ns for p in (out / "leduc" / "eval").iterdir()} == before
+    row = next((out / "leduc" / "eval").glob("zero_*seed0.json"))
+    data = json.loads(row.read_text())
+    data["protocol"]["repeats"] = 99
+    row.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert leduc.main(["--quick", "--games", "leduc", "--out", str(out)]) == 2
+    assert "another protocol" in capsys.readouterr().err
+    for bad, message in ((["--games", "poker"], "unknown game"), (["--run", "leduc"], "GAME=DIR"),
+                         (["--stronger", "lcfr:x"], "SOLVER:T:DEPTH")):
+        assert leduc.main([*bad, "--out", str(out)]) == 2
+        assert message in capsys.readouterr().err

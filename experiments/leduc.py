@@ -1,0 +1,342 @@
+"""Leduc hold'em (limit and no-limit): the Table-2-style table, the learning curves and the
+targets of issue 58, from our own runs.
+
+Per game the table has:
+
+* the full-game solvers at ``--full-iterations`` (1024): LCFR, DCFR, CFR+ and linear FP,
+  solved on the whole public tree (no search);
+* test-time search under the paper's protocol (mode (b): N = ``--repeats`` sampled
+  policies, T = ``--iterations`` linear CFR-D iterations, subgames of a whole betting round,
+  ``--depth`` 10) with the zero net, the exact-leaf (oracle) net and the trained net, each
+  under every evaluation seed (``--seeds``, mean, spread and range reported);
+* the trained net under a stronger search (``--stronger SOLVER:T:DEPTH``).
+
+The trained net is the final net of its run (``weights.bin`` of the run directory given with
+``--run GAME=DIR``, or of ``OUT/GAME`` which the script trains with ``rebel train GAME`` when
+it holds no finished run; a killed run resumes). Every evaluation is cached in ``OUT/GAME/``
+(one JSON per row and seed, refused if its protocol differs), so a killed script resumes;
+``leduc.json`` and ``leduc.md`` gather them, ``curves_GAME.png`` plots the run's evaluations.
+No-limit figures are in chips per hand and also in DeepStack-Leduc's convention
+(:mod:`rebel.games.units`).
+
+    python experiments/leduc.py                                   # both games (hours)
+    python experiments/leduc.py --games leduc --run leduc=runs/leduc
+    python experiments/leduc.py --quick                           # the pipeline in a minute
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import statistics
+import subprocess
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+FORMAT = 1
+GAMES = ("leduc", "leduc_nolimit")
+FULL_SOLVERS = ("lcfr", "dcfr", "cfr+", "lfp")
+#: A trained net meets issue 58's target at or below the oracle level of the same protocol
+#: plus this fraction; the stronger search at or below this fraction of the protocol figure.
+TRAINED_MARGIN = 0.10
+STRONGER_FRACTION = 1.0 / 3.0
+#: No-limit Leduc's target in DeepStack-Leduc's chips (its 1,000-iteration CFR reads about 1.0).
+DEEPSTACK_TARGET = 1.0
+
+log = logging.getLogger("leduc")
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """One search evaluation: mode (b) with these settings."""
+
+    net: str
+    solver: str
+    iterations: int
+    depth: int
+    repeats: int
+    seed: int
+    precision: str = "fp32"  # the table's arithmetic, whatever kernel self-play ran
+
+
+class Refused(Exception):
+    """Bad arguments or a cache of another protocol: exit 2 with one line."""
+
+
+def _write_json(path: Path, data: Any) -> None:
+    from rebel.util.atomic_io import atomic_write_bytes
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(path, (json.dumps(data, indent=1) + "\n").encode())
+
+
+def cached(path: Path, protocol: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """The result cached at ``path`` when it was computed with ``protocol``; None if absent."""
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise Refused(f"{path}: corrupt cache ({e}); remove it") from None
+    if data.get("format") != FORMAT or data.get("protocol") != protocol:
+        raise Refused(f"{path}: computed with another protocol ({data.get('protocol')}); remove it to recompute")
+    return data
+
+
+def full_game_row(game: Any, solver: str, iterations: int, out: Path) -> Dict[str, Any]:
+    from rebel.search.solve import solve
+
+    protocol = {"solver": solver, "iterations": iterations}
+    path = out / f"full_{solver.replace('+', 'plus')}_{iterations}.json"
+    hit = cached(path, protocol)
+    if hit:
+        return hit
+    result = solve(game, solver, iterations, progress=False)
+    row = {"format": FORMAT, "protocol": protocol, "exploitability": result.exploitability,
+           "game_value": result.game_value, "seconds": result.seconds}
+    _write_json(path, row)
+    return row
+
+
+def search_row(game: Any, protocol: Protocol, threads: int, out: Path, label: str) -> Dict[str, Any]:
+    """Mode (b) of ``protocol`` on ``game`` (cached per label, search and seed)."""
+    from rebel.search.evaluate import evaluate
+    from rebel.search.settings import EvalSettings
+
+    key = asdict(protocol)
+    path = out / f"{label}_{protocol.solver.replace('+', 'plus')}_T{protocol.iterations}_d{protocol.depth}_" \
+                 f"N{protocol.repeats}_seed{protocol.seed}.json"
+    hit = cached(path, key)
+    if hit:
+        return hit
+    settings = EvalSettings(net=protocol.net, solver=protocol.solver, depth=protocol.depth,
+                            iterations=protocol.iterations, oracle_iterations=protocol.iterations,
+                            repeats=protocol.repeats, threads=threads, seed=protocol.seed,
+                            precision=protocol.precision, mode_a=False, full_game=False)
+    result = evaluate(game, settings, progress=False)
+    last = result["mode_b"][-1]
+    row = {"format": FORMAT, "protocol": key, "exploitability": last["exploitability"],
+           "br_values": last["br_values"], "seconds": result["seconds"]["mode_b"]}
+    _write_json(path, row)
+    log.info("%s %s seed %d: %.5f (%.0f s)", game.description(), label, protocol.seed, row["exploitability"],
+             row["seconds"])
+    return row
+
+
+def summary(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
+    values = [r["exploitability"] for r in rows]
+    return {"seeds": [r["protocol"]["seed"] for r in rows], "values": values, "mean": statistics.mean(values),
+            "stdev": statistics.stdev(values) if len(values) > 1 else 0.0, "min": min(values), "max": max(values)}
+
+
+def read_metrics(run_dir: Path) -> List[Dict[str, Any]]:
+    path = run_dir / "metrics.jsonl"
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def train(game_name: str, run_dir: Path, overrides: Sequence[str]) -> None:
+    """Trains (or resumes) ``rebel train GAME`` in ``run_dir`` unless it has finished."""
+    rows = read_metrics(run_dir)
+    if any(r.get("kind") == "final" for r in rows):
+        return
+    cmd = [sys.executable, "-m", "rebel", "train", "--no-progress"]
+    if (run_dir / "checkpoint.pt").is_file():
+        cmd += ["--resume", str(run_dir)]
+    else:
+        cmd += [game_name, f"run.dir={run_dir.parent}", f"run.name={run_dir.name}", *overrides]
+    log.info("training: %s", " ".join(cmd[3:]))
+    subprocess.run(cmd, check=True)
+
+
+def run_facts(run_dir: Path) -> Dict[str, Any]:
+    """What the table says about the run: its end, examples and minutes (final record, or the
+    last epoch for a run stopped by Ctrl-C)."""
+    rows = read_metrics(run_dir)
+    final = next((r for r in reversed(rows) if r.get("kind") == "final"), None)
+    last = final or next((r for r in reversed(rows) if r.get("kind") is None and "epoch" in r), None)
+    if last is None:
+        raise Refused(f"{run_dir}: no trained epoch in metrics.jsonl")
+    if not (run_dir / "weights.bin").is_file():
+        raise Refused(f"{run_dir}: no weights.bin")
+    return {"run_dir": str(run_dir), "epoch": last["epoch"], "examples_generated": last["examples_generated"],
+            "examples_trained": last.get("examples_trained"), "wall_minutes": last["wall_seconds"] / 60,
+            "finished": final is not None}
+
+
+def curves(game_name: str, run_dir: Path, oracle: Optional[float], out: Path) -> Optional[str]:
+    """The run's evaluations against minutes (experiments/training_curve.py's plot)."""
+    import training_curve
+
+    evals, refs = training_curve.read(run_dir)
+    if not evals:
+        return None
+    path = out / f"curves_{game_name}.png"
+    training_curve.plot(evals, refs, oracle, f"{game_name}: training (mode b, N as the run evaluated)", str(path))
+    return path.name
+
+
+def game_table(game_name: str, args: argparse.Namespace, out: Path) -> Dict[str, Any]:
+    from rebel import _core
+    from rebel.games.units import deepstack_leduc_chips
+
+    game = _core.make_game(game_name)
+    gout = out / game_name
+    result: Dict[str, Any] = {"game": game.description(), "full_game": {}, "search": {}}
+    for solver in FULL_SOLVERS:
+        result["full_game"][solver] = full_game_row(game, solver, args.full_iterations, gout / "eval")
+    run_dir = Path(args.runs[game_name]) if game_name in args.runs else gout / "run"
+    if game_name not in args.runs and not args.no_train:
+        train(game_name, run_dir, args.train_overrides)
+    nets = {"zero": "zero", "oracle": "oracle"}
+    if (run_dir / "weights.bin").is_file():
+        nets["trained"] = str(run_dir / "weights.bin")
+        result["run"] = run_facts(run_dir)
+    for label, net in nets.items():
+        rows = [search_row_for(game, label, net, args, seed, gout / "eval") for seed in args.seeds]
+        result["search"][f"{label} net"] = summary(rows)
+    if "trained" in nets:
+        for solver, iterations, depth in args.stronger:
+            rows = [search_row_for(game, "trained", nets["trained"], args, seed, gout / "eval",
+                                   solver=solver, iterations=iterations, depth=depth) for seed in args.seeds]
+            result["search"][f"trained net, {solver} T={iterations} depth {depth}"] = summary(rows)
+    oracle = result["search"]["oracle net"]["mean"]
+    if "trained" in nets:
+        trained = result["search"]["trained net"]["mean"]
+        result["targets"] = {"trained_within_oracle_plus_10pct": trained <= oracle * (1 + TRAINED_MARGIN),
+                             "trained_over_oracle": trained / oracle}
+        for key, s in result["search"].items():
+            if key.startswith("trained net, "):
+                result["targets"][f"{key[len('trained net, '):]} below a third"] = \
+                    s["mean"] <= trained * STRONGER_FRACTION
+        if game_name == "leduc_nolimit":
+            result["targets"]["trained_deepstack_chips"] = deepstack_leduc_chips(trained)
+            result["targets"]["trained_at_or_below_1_deepstack_chip"] = \
+                deepstack_leduc_chips(trained) <= DEEPSTACK_TARGET
+        result["curves"] = curves(game_name, run_dir, oracle, out)
+    return result
+
+
+def search_row_for(game: Any, label: str, net: str, args: argparse.Namespace, seed: int, out: Path,
+                   solver: Optional[str] = None, iterations: Optional[int] = None,
+                   depth: Optional[int] = None) -> Dict[str, Any]:
+    protocol = Protocol(net=net, solver=solver or args.solver, iterations=iterations or args.iterations,
+                        depth=depth or args.depth, repeats=args.repeats, seed=seed)
+    return search_row(game, protocol, args.threads, out, label)
+
+
+def markdown(results: Dict[str, Dict[str, Any]], args: argparse.Namespace) -> str:
+    from rebel.games.units import deepstack_leduc_chips
+
+    lines = [f"Mode (b): N = {args.repeats} sampled policies, T = {args.iterations}, depth {args.depth} "
+             f"(whole betting rounds), {args.solver}, seeds {', '.join(map(str, args.seeds))}; full-game solvers "
+             f"at {args.full_iterations} iterations. Exploitability in chips per hand "
+             "(no-limit also in DeepStack-Leduc's convention, x 5/6).", ""]
+    for name, r in results.items():
+        nolimit = name == "leduc_nolimit"
+        lines += [f"### {r['game']}", "", "| row | exploitability (mean +- sd over seeds) | range |"
+                  + (" DeepStack chips |" if nolimit else ""), "|---|---|---|" + ("---|" if nolimit else "")]
+        for solver, row in r["full_game"].items():
+            ds = f" {deepstack_leduc_chips(row['exploitability']):.4g} |" if nolimit else ""
+            lines.append(f"| full-game {solver} | {row['exploitability']:.4g} | - |{ds}")
+        for label, s in r["search"].items():
+            ds = f" {deepstack_leduc_chips(s['mean']):.4g} |" if nolimit else ""
+            lines.append(f"| search, {label} | {s['mean']:.4g} +- {s['stdev']:.2g} | "
+                         f"{s['min']:.4g} - {s['max']:.4g} |{ds}")
+        if "run" in r:
+            run = r["run"]
+            lines += ["", f"Trained net: {run['run_dir']}, epoch {run['epoch']}, {run['examples_generated']:,} "
+                      f"examples generated, {run['wall_minutes']:.0f} minutes"
+                      + ("" if run["finished"] else " (stopped with Ctrl-C at the end of its budget)") + "."]
+        if "targets" in r:
+            lines += ["", "Targets: " + "; ".join(f"{k}: {v:.4g}" if isinstance(v, float) else f"{k}: {v}"
+                                                 for k, v in r["targets"].items())]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def parse_stronger(text: str) -> List[tuple[str, int, int]]:
+    from rebel.search.solve import SOLVERS
+
+    if text == "none":
+        return []
+    out = []
+    for item in text.split(","):
+        parts = item.split(":")
+        try:
+            solver, iterations, depth = parts[0], int(parts[1]), int(parts[2])
+        except (IndexError, ValueError):
+            raise Refused(f"--stronger must be SOLVER:T:DEPTH[,...] or none, got {text!r}") from None
+        if solver not in SOLVERS or iterations < 2 or depth < 1 or len(parts) != 3:
+            raise Refused(f"--stronger {item!r}: solver one of {', '.join(SOLVERS)}, T >= 2, depth >= 1")
+        out.append((solver, iterations, depth))
+    return out
+
+
+def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--games", default=",".join(GAMES), help="comma-separated: leduc, leduc_nolimit")
+    p.add_argument("--run", action="append", default=[], metavar="GAME=DIR", help="a trained run of GAME")
+    p.add_argument("--no-train", action="store_true", help="do not train a game that has no run")
+    p.add_argument("--out", default="experiments/results/leduc")
+    p.add_argument("--seeds", default="0,1,2")
+    p.add_argument("--repeats", type=int, default=1024)
+    p.add_argument("--iterations", type=int, default=1024)
+    p.add_argument("--depth", type=int, default=10)
+    p.add_argument("--solver", default="lcfr")
+    p.add_argument("--full-iterations", type=int, default=1024)
+    p.add_argument("--stronger", default="lcfr:4096:10", help="SOLVER:T:DEPTH[,...] on the trained net, or none")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--quick", action="store_true", help="small N and T, a few-epoch run: the pipeline only")
+    args = p.parse_args(argv)
+    args.games = [g.strip() for g in args.games.split(",") if g.strip()]
+    for g in args.games:
+        if g not in GAMES:
+            raise Refused(f"unknown game {g!r} (games: {', '.join(GAMES)})")
+    args.runs = {}
+    for item in args.run:
+        game, _, path = item.partition("=")
+        if game not in GAMES or not path:
+            raise Refused(f"--run must be GAME=DIR with GAME one of {', '.join(GAMES)}, got {item!r}")
+        args.runs[game] = path
+    try:
+        args.seeds = [int(s) for s in args.seeds.split(",")]
+    except ValueError:
+        raise Refused(f"--seeds must be comma-separated integers, got {args.seeds!r}") from None
+    args.train_overrides = []
+    if args.quick:
+        args.repeats, args.iterations, args.full_iterations = 8, 32, 64
+        args.stronger = "lcfr:64:10"
+        args.train_overrides = ["run.epochs=2", "run.max_minutes=null", "selfplay.threads=1", "search.iterations=32",
+                                "trainer.epoch_examples=1024", "evaluation.every=1", "evaluation.repeats=8",
+                                "evaluation.heldout_steps=16", "search.precision=fp32"]
+    args.stronger = parse_stronger(args.stronger)
+    for name in ("repeats", "iterations", "depth", "full_iterations", "threads"):
+        if getattr(args, name) < 1:
+            raise Refused(f"--{name.replace('_', '-')} must be >= 1")
+    return args
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    try:
+        args = parse_args(argv)
+        out = Path(args.out)
+        results = {g: game_table(g, args, out) for g in args.games}
+    except Refused as e:
+        print(f"leduc.py: {e}", file=sys.stderr)
+        return 2
+    _write_json(out / "leduc.json", {"format": FORMAT, "results": results})
+    text = markdown(results, args)
+    (out / "leduc.md").write_text(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

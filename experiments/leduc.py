@@ -200,6 +200,12 @@ def game_table(game_name: str, args: argparse.Namespace, out: Path) -> Dict[str,
     for label, net in nets.items():
         rows = [search_row_for(game, label, net, args, seed, gout / "eval") for seed in args.seeds]
         result["search"][f"{label} net"] = summary(rows)
+        if label == "trained":  # in table2.py's eval.json layout, which experiments/pretrained.py reads
+            _write_json(gout / "trained_eval.json", {
+                "protocol": {"mode": "b", "depth": args.depth, "iterations": args.iterations,
+                             "repeats": args.repeats, "solver": args.solver, "precision": "fp32"},
+                "runs": [{"seed": r["protocol"]["seed"], "exploitability": r["exploitability"],
+                          "br_values": r["br_values"]} for r in rows]})
     if "trained" in nets:
         for solver, iterations, depth in args.stronger:
             rows = [search_row_for(game, "trained", nets["trained"], args, seed, gout / "eval",

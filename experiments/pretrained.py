@@ -1,6 +1,6 @@
-"""Adds (or refreshes) a trained net in the package's pretrained nets (rebel/pretrained/).
+"""Adds (or refreshes) a trained net in the package's pretrained nets (rebel/nets/pretrained/).
 
-Copies RUN_DIR/weights.bin to rebel/pretrained/NAME.bin and writes its index entry: the
+Copies RUN_DIR/weights.bin to rebel/nets/pretrained/NAME.bin and writes its index entry: the
 game and training config from RUN_DIR/config.yaml, the run's size from its metrics, the
 paper-protocol exploitability (mode (b), depth 2, the run's solver and T, N = --repeats,
 seeds 0, 1, 2; or the numbers of an existing evaluation file such as table2.py's eval.json
@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-INDEX = REPO / "rebel" / "pretrained" / "index.json"
+INDEX = REPO / "rebel" / "nets" / "pretrained" / "index.json"
 CHECK = {"repeats": 16, "seed": 0, "precision": "fp32"}
 
 

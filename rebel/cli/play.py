@@ -16,18 +16,29 @@ the public actions, lists the legal actions by name and number, reads yours (a n
 name such as `bid 2 x 3` or `liar`), plays the bot's, reveals both hands and keeps the
 running score (with its 95% interval from 10 hands on: Student's t; fewer hands are too few
 for one). End with EOF (Ctrl-D) or Ctrl-C. Liar's Dice dice show faces 1..F and the top
-face F is wild (shown as F*, e.g. 4*): it counts for every face bid. With --explain, an action
-of yours that the bot's strategy never takes is named as such, with the belief the bot's
-search falls back to (every hand equally likely)."""
+face F is wild (shown as F*, e.g. 4*): it counts for every face bid. In Leduc hold'em (leduc,
+leduc_nolimit) the table deals the board card between the rounds and shows it, shows the pot
+(no-limit: also both stacks) before each of your decisions, accepts `check` for a call and
+`bet` for a raise when nothing is owed, and each subgame is a whole betting round (--depth
+10). With --explain, an action of yours that the bot's strategy never takes is named as such,
+with the belief the bot's search falls back to (every hand equally likely)."""
 
 EXAMPLES = """\
   rebel play --game kuhn --net oracle
   rebel play --dice 1 --faces 4 --net runs/my-run/weights.bin --hands 20 --explain
   printf '1\\n2\\n' | rebel play --game kuhn --net oracle --hands 1 --seed 3
+  rebel play --game leduc --net oracle --iters 256 --explain
+  rebel play --game leduc_nolimit --net oracle --iters 64          (no-limit: pot bets and all-in)
   rebel play --game mnk --bot perfect                       (tic-tac-toe; moves by name, e.g. b2)
   rebel play --game mnk --m 6 --n 6 --k 4 --bot net:runs/RUN/net.pt:400"""
 
 NETS = "zero, oracle, pretrained:NAME (see `rebel pretrained`) or a weights file"
+
+#: --depth's default in games with public chance: a whole betting round (Leduc's longest
+#: round has 5 actions; 10 reaches every round's end, as configs/leduc.yaml trains).
+ROUND_DEPTH = 10
+#: --depth's default otherwise (actions per subgame).
+DEPTH = 2
 
 
 def register(subparsers: Any) -> None:
@@ -51,7 +62,9 @@ def register(subparsers: Any) -> None:
                    help="seed of the deals and the bot's draws (default: a fresh one)")
     p.add_argument("--iters", type=int_arg, metavar="T", default=1024,
                    help="CFR-D iterations per subgame (default 1024, the paper's)")
-    p.add_argument("--depth", type=int_arg, metavar="N", default=2, help="actions per subgame (default 2)")
+    p.add_argument("--depth", type=int_arg, metavar="N", default=None,
+                   help=f"actions per subgame (default {ROUND_DEPTH}, a whole betting round, in games with public "
+                        f"chance such as leduc; {DEPTH} otherwise)")
     p.add_argument("--explain", action="store_true",
                    help="show the bot's belief about your hand and its action probabilities (default off)")
     p.set_defaults(handler=run)
@@ -150,6 +163,7 @@ class _Session:
         """Your action, asked until legal; None at EOF."""
         from rebel.play.cards import display_action, parse_action
 
+        history = list(self.table.history)
         options = "  ".join(f"[{i}] {display_action(self.game, a)}" for i, a in enumerate(legal, 1))
         while True:
             self.out.write(f"your move: {options}\n> ")
@@ -157,22 +171,36 @@ class _Session:
             line = self.inp.readline()
             if not line:
                 return None
-            action = parse_action(self.game, legal, line)
+            action = parse_action(self.game, legal, line, history)
             if action is not None:
                 return action
             self.say(f"not a legal action here: {line.strip()!r}; give its number or its name")
 
+    def board(self) -> str:
+        from rebel.play.cards import display_action
+
+        return " ".join(display_action(self.game, b) for b in self.table.board)
+
     def play_hand(self, number: int, human: int) -> bool:
         """Plays one hand; False if the input ended before it finished."""
+        from rebel import _core
+        from rebel.games.names import state_note
         from rebel.play.cards import display_action
 
         t = self.table
         hands = t.new_hand()
         self.say(f"\n--- hand {number}: you are player {human} ({'first' if human == 0 else 'second'} to act); "
                  f"your hand: {self.hand_name(hands[human])}")
+        seats = {human: "you", 1 - human: "bot"}
         while not t.finished:
             who = t.to_act
-            if who == human:
+            if who == _core.CHANCE_PLAYER:
+                t.deal_public()
+                self.say(f"board: {self.board()}")
+            elif who == human:
+                note = state_note(self.game, t.history, seats)
+                if note:
+                    self.say(note)
                 if self.explain and t.history:
                     self.explain_belief(human)
                 action = self.ask(t.legal())
@@ -188,7 +216,8 @@ class _Session:
                 action = t.bot_move()
                 self.say(f"bot: {display_action(self.game, action)}")
         payoff = t.payoff(human)
-        self.say(f"hands: you {self.hand_name(hands[human])}, bot {self.hand_name(hands[1 - human])}; "
+        board = f"; board {self.board()}" if t.board else ""
+        self.say(f"hands: you {self.hand_name(hands[human])}, bot {self.hand_name(hands[1 - human])}{board}; "
                  f"you {'win' if payoff > 0 else 'lose' if payoff < 0 else 'tie'} {abs(payoff):g}")
         self.score.add(payoff)
         self.say(self.score.line())
@@ -246,13 +275,14 @@ def run(args: argparse.Namespace, inp: TextIO = sys.stdin, out: TextIO = sys.std
         return _play_board(game, args, inp, out)
     if args.bot is not None:
         raise UsageError("--bot is for m,n,k games; this game's bot is the search with --net")
-    if args.depth < 1 or args.iters < 2:
+    depth = args.depth if args.depth is not None else ROUND_DEPTH if game.has_public_chance else DEPTH
+    if depth < 1 or args.iters < 2:
         raise UsageError("--depth must be >= 1 and --iters >= 2")
     net = _net(game, args.net)
     seed = args.seed if args.seed is not None else int(cast(int, np.random.SeedSequence().entropy) % 2**32)
-    table = Table(game, net, depth=args.depth, iterations=args.iters, seed=seed)
+    table = Table(game, net, depth=depth, iterations=args.iters, seed=seed)
     session = _Session(table, args.seat, args.explain, inp, out)
-    print(f"rebel play: {game.description()}, bot = depth-{args.depth} search, T = {args.iters}, net {args.net_label}, "
+    print(f"rebel play: {game.description()}, bot = depth-{depth} search, T = {args.iters}, net {args.net_label}, "
           f"seed {seed}", file=out, flush=True)
     from rebel.games.names import rules_note
 

@@ -11,33 +11,54 @@ those names suffice for most games (Kuhn: ``pass``/``bet``, ``J``/``Q``/``K``; m
   ``dice show faces 1..4; 4s are wild ...``. The ids are untouched; only the text is shifted.
   (The core's ``hand_name`` also runs the digits together, ``"103"``, ambiguous from 11 faces
   on; the label separates the dice.)
+* ``leduc``, ``leduc_nolimit``: the core's names (``fold``, ``call``, ``raise`` / ``bet pot``,
+  ``all-in``; cards ``Ks``) with ``check`` for a call and ``bet`` for a raise when nothing is
+  owed, the rule note, and the chips: the pot and what each player committed (no-limit: also
+  the stacks left), from :func:`leduc_commitments`, which replays the betting rules of
+  csrc/games/leduc.cc.
 
 Generic code (``rebel play``, :mod:`rebel.play.cards`) calls :func:`action_label`,
-:func:`hand_label`, :func:`action_spellings` and :func:`rules_note` and never asks for a
-game's name.
+:func:`hand_label`, :func:`action_spellings`, :func:`rules_note` and :func:`state_note` and
+never asks for a game's name.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from rebel import _core
 from rebel.games.registry import liars_dice_dice
 
-__all__ = ["PRESENTATIONS", "Presentation", "action_label", "action_spellings", "hand_label", "rules_note"]
+__all__ = ["PRESENTATIONS", "Presentation", "action_label", "action_spellings", "hand_label", "leduc_commitments",
+           "rules_note", "state_note"]
 
 Game = _core.Game
+
+
+History = Sequence[int]
+
+
+def _no_spellings_at(game: Game, history: History, action: int) -> list[str]:
+    return []
+
+
+def _no_state(game: Game, history: History, names: Mapping[int, str]) -> str:
+    return ""
 
 
 @dataclass(frozen=True)
 class Presentation:
     """The player-facing text of one game: an action's label and the other spellings a player
-    may type for it, a hand's label, and a rule note shown once (``""``: none)."""
+    may type for it (``spellings_at``: those that hold only at some public states, given the
+    history), a hand's label, a rule note shown once and a note on the public state shown
+    before each decision (``""``: none; ``names`` labels the seats)."""
 
     action: Callable[[Game, int], str]
     spellings: Callable[[Game, int], list[str]]
     hand: Callable[[Game, int], str]
     note: Callable[[Game], str]
+    spellings_at: Callable[[Game, History, int], list[str]] = _no_spellings_at
+    state: Callable[[Game, History, Mapping[int, str]], str] = _no_state
 
 
 def _core_action(game: Game, action: int) -> str:
@@ -96,8 +117,93 @@ def _ld_note(game: Game) -> str:
 
 LIARS_DICE = Presentation(action=_ld_action, spellings=_ld_spellings, hand=_ld_hand, note=_ld_note)
 
+
+# ----------------------------------------------------------------- Leduc hold'em
+_FOLD, _CALL, _RAISE, _ALL_IN = 0, 1, 2, 3  # csrc/games/leduc.cc's action ids
+
+
+def _leduc_limit(game: Game) -> bool:
+    return game.name == "leduc"
+
+
+def _leduc_chips(game: Game) -> tuple[int, int]:
+    """(ante, stack) of a Leduc game; the limit game has no stack (its cap, 13, is never binding)."""
+    if _leduc_limit(game):
+        return 1, 0
+    params = dict(game.params)
+    return int(params.get("ante", 100)), int(params.get("stack", 1200))
+
+
+def leduc_commitments(game: Game, history: History) -> tuple[int, int]:
+    """The chips each player has put in so far (the ante included) after ``history`` of
+    ``leduc`` or ``leduc_nolimit``, replaying csrc/games/leduc.cc's betting: a call matches the
+    largest commitment; in ``leduc`` a raise matches it and adds 2 (before the board) or 4
+    (after); in ``leduc_nolimit`` the pot bet raises to 3 times it and all-in to the stack; a
+    fold or the board's deal puts nothing in."""
+    ante, stack = _leduc_chips(game)
+    spent = [ante, ante]
+    dealt = False
+    for i, action in enumerate(history):
+        player = game.player_to_act(list(history[:i]))
+        if player == _core.CHANCE_PLAYER:
+            dealt = True
+        elif action == _CALL:
+            spent[player] = max(spent)
+        elif action == _FOLD:
+            pass
+        elif _leduc_limit(game):
+            spent[player] = max(spent) + (4 if dealt else 2)
+        else:
+            spent[player] = 3 * max(spent) if action == _RAISE else stack
+    return spent[0], spent[1]
+
+
+def _leduc_owes(game: Game, history: History) -> bool:
+    """Whether the player to act faces a bet (a call puts chips in)."""
+    spent = leduc_commitments(game, history)
+    player = game.player_to_act(list(history))
+    return player in (0, 1) and spent[player] < max(spent)
+
+
+def _leduc_spellings(game: Game, action: int) -> list[str]:
+    if action == _RAISE and not _leduc_limit(game):
+        return ["pot", "raise pot"]
+    if action == _ALL_IN and not _leduc_limit(game):
+        return ["allin", "shove"]
+    return []
+
+
+def _leduc_spellings_at(game: Game, history: History, action: int) -> list[str]:
+    if game.is_terminal(list(history)) or game.player_to_act(list(history)) == _core.CHANCE_PLAYER:
+        return []
+    if _leduc_owes(game, history):
+        return []
+    return {_CALL: ["check"], _RAISE: ["bet"]}.get(action, [])
+
+
+def _leduc_note(game: Game) -> str:
+    best = "a card pairing the board wins, else the higher card (J < Q < K; equal cards split)"
+    if _leduc_limit(game):
+        return f"ante 1; raises of 2 before the board and 4 after, at most 2 per round; {best}"
+    ante, stack = _leduc_chips(game)
+    return f"ante {ante}, stacks {stack}; bet pot raises to 3x the largest bet, all-in to the stack; {best}"
+
+
+def _leduc_state(game: Game, history: History, names: Mapping[int, str]) -> str:
+    spent = leduc_commitments(game, history)
+    seats = list(names)
+    note = f"pot {sum(spent)} ({', '.join(f'{names[p]} {spent[p]}' for p in seats)})"
+    if _leduc_limit(game):
+        return note
+    stack = _leduc_chips(game)[1]
+    return note + f"; stacks: {', '.join(f'{names[p]} {stack - spent[p]}' for p in seats)}"
+
+
+LEDUC = Presentation(action=_core_action, spellings=_leduc_spellings, hand=_core_hand, note=_leduc_note,
+                     spellings_at=_leduc_spellings_at, state=_leduc_state)
+
 #: The games whose player-facing text is not their core names, by ``Game.name``.
-PRESENTATIONS: dict[str, Presentation] = {"liars_dice": LIARS_DICE}
+PRESENTATIONS: dict[str, Presentation] = {"liars_dice": LIARS_DICE, "leduc": LEDUC, "leduc_nolimit": LEDUC}
 
 
 def _of(game: Game) -> Presentation:
@@ -110,11 +216,16 @@ def action_label(game: Game, action: int) -> str:
     return _of(game).action(game, action)
 
 
-def action_spellings(game: Game, action: int) -> list[str]:
+def action_spellings(game: Game, action: int, history: History | None = None) -> list[str]:
     """Everything a player may type for ``action``: its label first, then other spellings
-    (Liar's Dice: ``2 x 3`` without ``bid``, the wild face with its ``*``)."""
+    (Liar's Dice: ``2 x 3`` without ``bid``, the wild face with its ``*``); given the
+    ``history`` where it is played, also those of that state (Leduc: ``check`` for a call
+    when nothing is owed)."""
     label = action_label(game, action)
-    return [label] + [s for s in _of(game).spellings(game, action) if s != label]
+    more = _of(game).spellings(game, action)
+    if history is not None:
+        more = more + _of(game).spellings_at(game, history, action)
+    return [label] + [s for s in more if s != label]
 
 
 def hand_label(game: Game, hand: int) -> str:
@@ -126,3 +237,10 @@ def hand_label(game: Game, hand: int) -> str:
 def rules_note(game: Game) -> str:
     """A rule of the game a player should be told once (Liar's Dice: which face is wild), or ``""``."""
     return _of(game).note(game)
+
+
+def state_note(game: Game, history: History, names: Mapping[int, str] | None = None) -> str:
+    """What a player should see of the public state after ``history`` before deciding, or
+    ``""`` (Leduc: ``pot 600 (you 300, bot 300); stacks: you 900, bot 900``). ``names``
+    labels the seats in the order shown (default ``player 0``, ``player 1``)."""
+    return _of(game).state(game, history, names if names is not None else {0: "player 0", 1: "player 1"})

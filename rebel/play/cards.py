@@ -8,7 +8,8 @@ from the beliefs this policy implies. One such sampled policy
 bot's play and its beliefs come from one consistent policy.
 
 :class:`Table` deals hands from the game's own chance distribution (prior x prior x the
-pair's weight, e.g. no two equal Kuhn cards), keeps the public history, answers the legal
+pair's weight, e.g. no two equal Kuhn cards), deals the public chance events of games that
+have them (Leduc's board card, given both hands), keeps the public history, answers the legal
 actions, draws the bot's actions, tells what the bot believes about a hand (also after an
 action its policy never takes), scores a finished hand for both seats and keeps the running
 score with its 95% interval (:mod:`rebel.util.stats`). Actions and hands are shown as
@@ -16,6 +17,7 @@ score with its 95% interval (:mod:`rebel.util.stats`). Actions and hands are sho
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -25,7 +27,7 @@ from rebel import _core
 from rebel.games.names import action_label, action_spellings
 from rebel.util.stats import PLAY, MeanInterval, mean_interval
 
-__all__ = ["Belief", "Table", "Score", "display_action", "parse_action"]
+__all__ = ["Belief", "Table", "Score", "display_action", "parse_action", "search_roots"]
 
 
 def display_action(game: _core.Game, action: int) -> str:
@@ -38,10 +40,11 @@ def _normal(text: str) -> str:
     return "".join(text.lower().split())
 
 
-def parse_action(game: _core.Game, legal: list[int], text: str) -> Optional[int]:
+def parse_action(game: _core.Game, legal: list[int], text: str,
+                 history: Optional[Sequence[int]] = None) -> Optional[int]:
     """The legal action ``text`` names (its number in the list, or one of its spellings of
-    :func:`rebel.games.names.action_spellings`, e.g. ``bid 2 x 3`` or ``2x3``; spaces and
-    case ignored), or None."""
+    :func:`rebel.games.names.action_spellings` at ``history`` when given, e.g. ``bid 2 x 3``
+    or ``2x3``, Leduc's ``check``; spaces and case ignored), or None."""
     t = _normal(text)
     if not t:
         return None
@@ -49,9 +52,31 @@ def parse_action(game: _core.Game, legal: list[int], text: str) -> Optional[int]
         i = int(t)
         return legal[i - 1] if 1 <= i <= len(legal) else None
     for a in legal:
-        if t in {_normal(s) for s in action_spellings(game, a)}:
+        if t in {_normal(s) for s in action_spellings(game, a, history)}:
             return a
     return None
+
+
+def search_roots(game: _core.Game, history: Sequence[int], depth: int) -> list[int]:
+    """The positions i (0 <= i <= len(history)) along ``history`` where test-time search starts
+    a subgame, as TestTimeSearch's constructor places them (csrc/search/test_time_search.cc):
+    the decision nodes whose round depth (events since the betting round began: the game's
+    start or the last public chance event; a chance node's child has round depth 0) is a
+    multiple of ``depth``. Without public chance: every ``depth`` actions. A subgame ends at a
+    deal even short of ``depth`` (the dealt outcome is the next root) and a deal at its depth
+    limit is expanded (the child after the deal is the next root, not the deal)."""
+    history = list(history)
+    roots = []
+    round_depth = 0
+    for i in range(len(history) + 1):
+        if i > 0:
+            round_depth = 0 if game.player_to_act(history[:i - 1]) == _core.CHANCE_PLAYER else round_depth + 1
+        prefix = history[:i]
+        if game.is_terminal(prefix):
+            break
+        if round_depth % depth == 0 and game.player_to_act(prefix) != _core.CHANCE_PLAYER:
+            roots.append(i)
+    return roots
 
 
 @dataclass
@@ -139,6 +164,7 @@ class Table:
         self.history: list[int] = []
         self.node = 0
         self.policy: Optional[np.ndarray] = None
+        self._chance = game.has_public_chance
 
     # ------------------------------------------------------------------ a hand
     def deal(self) -> tuple[int, int]:
@@ -160,7 +186,37 @@ class Table:
 
     @property
     def to_act(self) -> int:
+        """0 or 1, or :data:`rebel._core.CHANCE_PLAYER` where the table deals a public event
+        (:meth:`deal_public`)."""
         return int(self.game.player_to_act(self.history))
+
+    @property
+    def board(self) -> list[int]:
+        """The public chance outcomes dealt so far, in order (action ids; Leduc: the board card)."""
+        return [a for i, a in enumerate(self.history)
+                if self._chance and self.game.player_to_act(self.history[:i]) == _core.CHANCE_PLAYER]
+
+    def public_chance_probs(self) -> dict[int, float]:
+        """At a public chance node, each outcome's probability given both dealt hands:
+        P(b | h0, h1) = f_b(h0) f_b(h1) (the game's chance factors), normalised."""
+        if self.finished or self.to_act != _core.CHANCE_PLAYER:
+            raise ValueError("no public chance event here")
+        h0, h1 = self.hands
+        weights = {}
+        for b in self.legal():
+            f = self.game.chance_factors(self.history, b)
+            weights[b] = float(f[h0] * f[h1])
+        total = sum(weights.values())
+        return {b: w / total for b, w in weights.items()}
+
+    def deal_public(self) -> int:
+        """Deals the public chance event here (it must be chance's turn) from
+        :meth:`public_chance_probs` with the table's rng, plays it and returns it."""
+        probs = self.public_chance_probs()
+        outcomes = list(probs)
+        outcome = outcomes[int(self.rng.choice(len(outcomes), p=np.array([probs[b] for b in outcomes])))]
+        self.play(outcome)
+        return outcome
 
     def legal(self) -> list[int]:
         return [int(a) for a in self.game.legal_actions(self.history)]
@@ -182,6 +238,8 @@ class Table:
     def bot_action_probs(self) -> dict[int, float]:
         """The bot's probabilities over the legal actions here (its hand, this hand's policy)."""
         assert self.policy is not None
+        if self.finished or self.to_act not in (0, 1):
+            raise ValueError("no player acts here")
         hand = self.hands[self.to_act]
         probs = {a: float(self.policy[self._child(a), hand]) for a in self.legal()}
         total = sum(probs.values())
@@ -205,8 +263,12 @@ class Table:
         """The bot's belief about ``player``'s hand, as its search forms it.
 
         Along the history, the belief is the prior times ``player``'s reach under this hand's
-        policy, renormalised at every search root (every ``depth`` actions), as the search
-        passes beliefs from one subgame to the next. When ``player`` takes an action the
+        policy and, at a public chance node, times the outcome's chance factors f_b (Bayes'
+        rule for the board card), renormalised at every search root (:func:`search_roots`:
+        every ``depth`` events of a betting round, and the state after each deal), as the
+        search passes beliefs from one subgame to the next. A root reached with no mass starts
+        from every hand the dealt public events leave possible, equally likely (test-time
+        search's ``normalize_beliefs`` and ``keep_possible``). When ``player`` takes an action the
         policy never takes with any hand still believed possible (an off-path action), the
         reach is zero for every hand and the search does what its ``off_path`` mode says at the
         next search root (csrc/search/test_time_search.cc, ``leaf_beliefs``):
@@ -221,6 +283,10 @@ class Table:
 
         Between the off-path action and the next search root the bot acts from the subgame
         it solved before, which did not reach this public state: it has no belief then.
+
+        In ``floor`` and ``conditional`` a hand with belief 0 at a search root (e.g. the board
+        card) is impossible here, while the solver keeps it as a first-order tremble with
+        coefficient 1; the two differ only where such a hand alone would lead a later root.
         """
         assert self.policy is not None
         H = self.game.num_hands
@@ -229,18 +295,27 @@ class Table:
         order = np.where(prior > 0, 0.0, np.inf)  # trembles on the path (inf: impossible)
         off_path: list[int] = []
         restarted = True
+        roots = set(search_roots(self.game, self.history, self.depth))
+        possible = np.ones(H, dtype=bool)  # the hands the public events dealt so far leave possible
         node = 0
         for i in range(len(self.history) + 1):
-            if i > 0 and i % self.depth == 0 and not self.game.is_terminal(self.history[:i]):
-                coef, order = self._restart(coef, order)  # a search root: the beliefs the search starts from
+            if i > 0 and i in roots:
+                # a search root: the beliefs the search starts from
+                coef, order = self._restart(coef, order, possible if self._chance else None)
                 restarted = True
             if i == len(self.history):
                 break
             action = self.history[i]
-            child = next(c for c in range(int(self.tree.first_child[node]),
-                                          int(self.tree.first_child[node]) + int(self.tree.num_children[node]))
+            first = int(self.tree.first_child[node])
+            child = next(c for c in range(first, first + int(self.tree.num_children[node]))
                          if int(self.tree.action[c]) == action)
-            if int(self.tree.player[node]) == player:
+            if int(self.tree.player[node]) == _core.CHANCE_PLAYER:
+                f = np.asarray(self.tree.chance_factors(node))[child - first]
+                coef = coef * f  # both players' reaches take the outcome's factors
+                possible &= f > 0
+                if self.search.off_path != "skip":
+                    order = np.where(f > 0, order, np.inf)  # ruled out by the card, not a tremble
+            elif int(self.tree.player[node]) == player:
                 p = self.policy[child]
                 alive = np.isfinite(order) & (coef > 0)
                 reached = alive & (order == 0)  # hands the policy plays to here with positive probability
@@ -272,13 +347,22 @@ class Table:
         lowest = order[live].min()
         return np.where(live & (order == lowest), coef, 0.0)
 
-    def _restart(self, coef: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The beliefs a search root starts from, given the reach terms from the one above."""
+    def _restart(self, coef: np.ndarray, order: np.ndarray,
+                 possible: Optional[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """The beliefs a search root starts from, given the reach terms from the one above and,
+        in a game with public chance, the hands its public events leave possible."""
         H = self.game.num_hands
         if self.search.off_path != "skip":
             coef = self._lowest_order(coef, order)
         total = coef.sum()
         coef = coef / total if total > 0 else np.full(H, 1.0 / H)  # normalize_beliefs' fallback
+        if possible is not None:  # keep_possible: no mass on a hand the board holds
+            coef = np.where(possible, coef, 0.0)
+            mass = coef.sum()
+            if not mass > 0:
+                coef = np.where(possible, 1.0, 0.0)
+                mass = coef.sum()
+            coef = coef / mass
         return coef, np.where(coef > 0, 0.0, np.inf)
 
     def payoff(self, player: int) -> float:
@@ -289,4 +373,5 @@ class Table:
         reach = np.zeros(self.game.num_hands)
         reach[theirs] = 1.0
         value = float(self.game.terminal_values(self.history, player, reach)[mine])
-        return value / self.game.hand_pair_weight(mine, theirs)
+        # Rounded off the float noise of the pair weight's division (Leduc: 1.2 * 7 / 1.2).
+        return round(value / self.game.hand_pair_weight(mine, theirs), 9)

@@ -206,6 +206,13 @@ def game_table(game_name: str, args: argparse.Namespace, out: Path) -> Dict[str,
                              "repeats": args.repeats, "solver": args.solver, "precision": "fp32"},
                 "runs": [{"seed": r["protocol"]["seed"], "exploitability": r["exploitability"],
                           "br_values": r["br_values"]} for r in rows]})
+    if "trained" in nets and game_name == "leduc_nolimit" and not args.quick:
+        # DeepStack-Leduc's own tree offers fold at every decision (its 1.0 and 1.37 figures are
+        # measured there, full game, 1/6 ranges): the same net searched on that tree.
+        ds_game = _core.make_game(game_name, {"fold_without_bet": 1})
+        rows = [search_row_for(ds_game, "trained_deepstack_tree", nets["trained"], args, seed, gout / "eval")
+                for seed in args.seeds]
+        result["search"]["trained net, DeepStack's tree (fold at every decision)"] = summary(rows)
     if "trained" in nets:
         for solver, iterations, depth in args.stronger:
             rows = [search_row_for(game, "trained", nets["trained"], args, seed, gout / "eval",
@@ -224,6 +231,9 @@ def game_table(game_name: str, args: argparse.Namespace, out: Path) -> Dict[str,
             result["targets"]["trained_deepstack_chips"] = deepstack_leduc_chips(trained)
             result["targets"]["trained_at_or_below_1_deepstack_chip"] = \
                 deepstack_leduc_chips(trained) <= DEEPSTACK_TARGET
+            ds_tree = result["search"].get("trained net, DeepStack's tree (fold at every decision)")
+            if ds_tree:
+                result["targets"]["trained_on_deepstack_tree_deepstack_chips"] = deepstack_leduc_chips(ds_tree["mean"])
         result["curves"] = curves(game_name, run_dir, oracle, out)
     return result
 

@@ -516,14 +516,21 @@ class SelfPlayStep:
     @property
     def next_beliefs(self) -> typing.Any:
         """
-        (beliefs0, beliefs1) of the next root, normalised; None when the walk ended at a terminal.
+        (beliefs0, beliefs1) of the next root, normalised; None when the episode ends (next_terminal).
         """
     @property
     def next_history(self) -> list[int]:
         ...
     @property
+    def next_no_deal(self) -> bool:
+        """
+        The walk ended at a PBS whose beliefs admit no deal of hands (each player's beliefs on hands the other's rule out, reached through exploration): the episode ends there.
+        """
+    @property
     def next_terminal(self) -> bool:
-        ...
+        """
+        Whether the episode ends: the walk reached a terminal, or a PBS no deal of hands fits (next_no_deal).
+        """
     @property
     def rows(self) -> numpy.typing.NDArray[numpy.float32]:
         """

@@ -37,7 +37,12 @@ void bind_selfplay(py::module_& m) {
       .def_readonly("exploring_player", &SelfPlayStep::exploring_player)
       .def_readonly("hands", &SelfPlayStep::hands)
       .def_readonly("next_history", &SelfPlayStep::next_history)
-      .def_readonly("next_terminal", &SelfPlayStep::next_terminal)
+      .def_readonly("next_terminal", &SelfPlayStep::next_terminal,
+                    "Whether the episode ends: the walk reached a terminal, or a PBS no deal of hands fits "
+                    "(next_no_deal).")
+      .def_readonly("next_no_deal", &SelfPlayStep::next_no_deal,
+                    "The walk ended at a PBS whose beliefs admit no deal of hands (each player's beliefs on "
+                    "hands the other's rule out, reached through exploration): the episode ends there.")
       .def_readonly("net_seconds", &SelfPlayStep::net_seconds, "Wall time spent in the value net during the step.")
       .def_property_readonly("rows", [](const SelfPlayStep& s) {
         return float_matrix(s.rows, 2, static_cast<py::ssize_t>(s.rows.size() / 2));
@@ -48,7 +53,7 @@ void bind_selfplay(py::module_& m) {
       .def_property_readonly("next_beliefs", [](const SelfPlayStep& s) -> py::object {
         if (s.next_terminal) return py::none();
         return py::make_tuple(to_array_1d(s.next_beliefs[0]), to_array_1d(s.next_beliefs[1]));
-      }, "(beliefs0, beliefs1) of the next root, normalised; None when the walk ended at a terminal.")
+      }, "(beliefs0, beliefs1) of the next root, normalised; None when the episode ends (next_terminal).")
       .def_property_readonly("iterate", [](const SelfPlayStep& s) -> py::object {
         if (s.iterate.empty()) return py::none();
         const py::ssize_t H = static_cast<py::ssize_t>(s.targets.size() / 2);

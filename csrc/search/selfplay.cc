@@ -27,6 +27,22 @@ int draw(const double* weights, int n, double uniform01) {
   return last_positive;  // rounding at the very top of the range
 }
 
+// Whether some pair of hands with positive beliefs can be dealt together. Exploration can
+// lead each player's beliefs onto hands the other's rule out (both onto the one card left
+// that their iterates play this way): no deal fits such a PBS and the episode ends there.
+// O(H^2) where hands are not independent; a 1,326-hand game will want per-card sums.
+bool admits_a_deal(const Game& game, const Beliefs& beliefs) {
+  if (game.hands_independent()) return true;
+  const int H = game.num_hands();
+  for (int h0 = 0; h0 < H; ++h0) {
+    if (!(beliefs[0][h0] > 0.0)) continue;
+    for (int h1 = 0; h1 < H; ++h1) {
+      if (beliefs[1][h1] > 0.0 && game.hand_pair_weight(h0, h1) > 0.0) return true;
+    }
+  }
+  return false;
+}
+
 // Forwards to a value net and adds up the wall time spent in it (for the benchmarks'
 // breakdown of a step; two clock reads per batch).
 class TimedNet final : public ValueNet {
@@ -167,7 +183,11 @@ SelfPlayStep SelfPlayGenerator::step(const History& history, const Beliefs& beli
     // An exploring action the iterate never takes leaves no mass: beliefs become uniform.
     for (int p = 0; p < 2; ++p) normalize_beliefs(next[p].data(), H, next[p].data());
     if (game.has_public_chance()) keep_possible(possible_hands(game, out.next_history), &next);
-    out.next_beliefs = std::move(next);
+    if (admits_a_deal(game, next)) {
+      out.next_beliefs = std::move(next);
+    } else {
+      out.next_terminal = out.next_no_deal = true;
+    }
   }
   if (keep_iterate) out.iterate = iterate;
 

@@ -57,7 +57,8 @@ struct SelfPlayStep {
   int exploring_player = 0;
   std::array<int, 2> hands{0, 0};  // the hands drawn for the walk
   History next_history;        // the walked-to node (terminal => the episode ends)
-  bool next_terminal = false;
+  bool next_terminal = false;  // the episode ends: a terminal, or a PBS no deal fits (below)
+  bool next_no_deal = false;   // the walk's end admits no deal of hands (exploration; see selfplay.cc)
   Beliefs next_beliefs;        // normalised; empty when next_terminal
   std::vector<double> iterate;  // iterate t's policy over the subgame (only if asked)
   double net_seconds = 0.0;    // wall time inside the value net during this step

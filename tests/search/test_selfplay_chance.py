@@ -163,3 +163,28 @@ def test_pbs_after_a_chance_outcome_and_its_errors(leduc):
         rebel.Pbs(leduc, []).after(leduc, 1)
     with pytest.raises(ValueError, match="impossible under the beliefs of player 0"):
         rebel.Pbs(leduc, [1, 1], np.array([1.0, 0, 0, 0, 0, 0])).after(leduc, 3 + 0)
+
+
+def test_an_end_no_deal_fits_ends_the_episode(leduc):
+    """Player 1 surely holds Js, so player 0's Js is impossible: its regrets stay 0 and it plays
+    uniformly, while Jh plays what it learnt. An exploring action Jh never takes leaves player
+    0's beliefs on Js alone: no deal fits, and the episode ends there instead of failing at the
+    next step."""
+    gen = rebel.SelfPlayGenerator(leduc, random_net(leduc), depth=1, iterations=64, epsilon=1.0)
+    b0 = np.array([0.5, 0.5, 0, 0, 0, 0])
+    b1 = np.array([1.0, 0, 0, 0, 0, 0])
+    pair = np.array([[leduc.hand_pair_weight(a, b) for b in range(6)] for a in range(6)])
+    ends = {True: 0, False: 0}
+    for seed in range(300):
+        step = gen.step([], b0, b1, seed, keep_iterate=True)
+        ends[step.next_no_deal] += 1
+        if step.next_no_deal:
+            assert step.next_terminal and step.next_beliefs is None
+            reach = b0 * step.iterate[gen.subgame([]).find(step.next_history)]
+            assert reach[1] == 0 and reach[0] > 0 and (np.outer(reach, b1) * pair).sum() == 0
+        elif not step.next_terminal:
+            nb0, nb1 = step.next_beliefs
+            assert (np.outer(nb0, nb1) * pair).sum() > 0
+    assert ends[True] > 0 and ends[False] > 0
+    with pytest.raises(ValueError, match="no possible deal"):
+        gen.step([], b1, b1, 0)

@@ -179,6 +179,8 @@ def test_weight_average_follows_each_step_and_survives_a_checkpoint():
     ("evaluation.precision=half", "evaluation.precision must be one of fp32, bf16, int16, auto"),
     ("run.snapshot_every=-1", "run.snapshot_every must be >= 0"),
     ("selfplay.iterations=1", "selfplay.iterations must be in"),
+    ("model.value_scale=0", "model.value_scale must be > 0 or null"),
+    ("model.value_scale=-100", "model.value_scale must be > 0 or null"),
 ])
 def test_config_mistakes_are_named(override, message):
     with pytest.raises(ConfigError, match=message):

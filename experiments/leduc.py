@@ -224,7 +224,7 @@ def game_table(game_name: str, args: argparse.Namespace, out: Path) -> Dict[str,
         result["targets"] = {"trained_within_oracle_plus_10pct": trained <= oracle * (1 + TRAINED_MARGIN),
                              "trained_over_oracle": trained / oracle}
         for key, s in result["search"].items():
-            if key.startswith("trained net, "):
+            if key.startswith("trained net, ") and " T=" in key:  # the stronger searches
                 result["targets"][f"{key[len('trained net, '):]} below a third"] = \
                     s["mean"] <= trained * STRONGER_FRACTION
         if game_name == "leduc_nolimit":

@@ -277,21 +277,13 @@ def markdown(results: Dict[str, Dict[str, Any]], args: argparse.Namespace) -> st
 
 
 def parse_stronger(text: str) -> List[tuple[str, int, int]]:
-    from rebel.search.solve import SOLVERS
+    """--stronger SOLVER:T:DEPTH[,...] or none, parsed as experiments/table2.py does."""
+    import table2
 
-    if text == "none":
-        return []
-    out = []
-    for item in text.split(","):
-        parts = item.split(":")
-        try:
-            solver, iterations, depth = parts[0], int(parts[1]), int(parts[2])
-        except (IndexError, ValueError):
-            raise Refused(f"--stronger must be SOLVER:T:DEPTH[,...] or none, got {text!r}") from None
-        if solver not in SOLVERS or iterations < 2 or depth < 1 or len(parts) != 3:
-            raise Refused(f"--stronger {item!r}: solver one of {', '.join(SOLVERS)}, T >= 2, depth >= 1")
-        out.append((solver, iterations, depth))
-    return out
+    try:
+        return [(s["solver"], s["iterations"], s["depth"]) for s in table2.parse_stronger(text, None)]
+    except table2.Refused as e:
+        raise Refused(str(e)) from None
 
 
 def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:

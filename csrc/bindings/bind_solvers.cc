@@ -53,10 +53,9 @@ void bind_solvers(py::module_& m) {
                        const py::object& beliefs0, const py::object& beliefs1, const std::string& solver,
                        std::shared_ptr<ValueNet> net, bool optimistic, double dcfr_alpha, double dcfr_beta,
                        double dcfr_gamma, const std::string& off_path) {
-             SolverParams params;
-             params.kind = parse_solver_kind(solver);
+             SolverParams params = parse_solver(solver);
              params.off_path = parse_off_path(off_path);
-             params.optimistic = optimistic;
+             params.optimistic = params.optimistic || optimistic;
              params.dcfr_alpha = dcfr_alpha;
              params.dcfr_beta = dcfr_beta;
              params.dcfr_gamma = dcfr_gamma;

@@ -30,6 +30,18 @@ enum class SolverKind { kCfr, kLinearCfr, kCfrPlus, kDcfr, kFp, kLinearFp };
 SolverKind parse_solver_kind(const std::string& name);
 std::string solver_kind_name(SolverKind kind);
 
+// Which policy the pseudo-leaf PBSs of a depth-limited subgame come from (CFR solvers).
+//   kIterate: the current iterate's (CFR-D, the paper's Algorithm 1).
+//   kAverage: CFR-AVG (the paper's appendix), sound form: the leaf PBS is the one the
+//     average policy induces, beta_bar^t, and iteration t's leaf values v_t are chosen so
+//     that the weighted mean of v_1..v_t equals V(beta_bar^t): with linear weights (update
+//     t weighs t), v_t = ((t+1)/2) V(beta_bar^t) - ((t-1)/2) V(beta_bar^(t-1)).
+//   kAverageDirect: CFR-AVG's modified form: v_t = V(beta_bar^t) itself.
+// The net's per-hand values (given the opponent's normalised average beliefs) are scaled
+// by the opponent's reach mass under the current iterate, as CFR-D scales its own.
+// Only with OffPath::kSkip (the constructor refuses the other modes).
+enum class LeafBeliefs : uint8_t { kIterate, kAverage, kAverageDirect };
+
 // What the CFR solvers do at nodes the current iterate reaches with probability exactly 0
 // (regret matching gives many actions probability 0, so every iteration has such nodes).
 // Reaches are kept as leading-order terms c * eps^k of an infinitesimal eps, where k counts
@@ -66,7 +78,16 @@ struct SolverParams {
   double dcfr_alpha = 1.5, dcfr_beta = 0.0, dcfr_gamma = 2.0;
   bool optimistic = false;  // FP: best-respond to the average with the last BR counted twice
   OffPath off_path = OffPath::kSkip;
+  LeafBeliefs leaf_beliefs = LeafBeliefs::kIterate;
 };
+
+// The search solvers by name: the kinds above, plus "flop" (linear FP, optimistic: the
+// paper's fictitious linear optimistic play), "cfr-avg" (linear CFR, LeafBeliefs::kAverage)
+// and "cfr-avg-modified" (linear CFR, LeafBeliefs::kAverageDirect). Throws
+// std::invalid_argument naming the choices.
+SolverParams parse_solver(const std::string& name);
+// The name parse_solver reads back into `params`' kind, optimism and leaf beliefs.
+std::string solver_name(const SolverParams& params);
 
 using Beliefs = std::array<std::vector<double>, 2>;
 
@@ -115,6 +136,9 @@ class SubgameSolver {
   void cfr_step_orders(int player);
   void fp_step(int player);
   void compute_leaf_values(int player);
+  // CFR-AVG: the net's conditional values for the leaves queried this iteration, combined
+  // with the previous ones as LeafBeliefs prescribes (leaf_out_ in place).
+  void combine_average_leaf_values(int player);
   void update_root_mean(int player, int update_index);
 
   GamePtr game_;
@@ -155,6 +179,11 @@ class SubgameSolver {
   std::vector<double> leaf_out_;
   std::vector<double> single_hand_values_;  // one hand per player: [leaf][player] net answers, NaN until asked
   LeafQueryBatch batch_;
+  // CFR-AVG only: both players' reaches under the average policy (recomputed every
+  // update), and per player the previous conditional leaf values V(beta_bar^(t-1))
+  // ([leaf][hand]) of the sound form.
+  std::array<std::vector<double>, 2> average_reach_;
+  std::array<std::vector<double>, 2> previous_leaf_values_;
 };
 
 // Normalises a belief vector; all-zero mass gives the uniform distribution.

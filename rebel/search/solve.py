@@ -22,15 +22,23 @@ from rebel.util.progress import AFTER_SECONDS, Progress
 
 log = logging.getLogger(__name__)
 
-#: Solver names accepted by the core (see csrc/solvers/subgame_solver.h).
-SOLVERS: tuple[str, ...] = ("cfr", "lcfr", "cfr+", "dcfr", "fp", "lfp")
+#: Full-game solver names accepted by the core (see csrc/solvers/subgame_solver.h).
+SOLVERS: tuple[str, ...] = ("cfr", "lcfr", "cfr+", "dcfr", "fp", "lfp", "flop")
+#: The fictitious-play family (they ignore off_path; ``optimistic`` applies to fp and lfp).
+FP_SOLVERS: tuple[str, ...] = ("fp", "lfp", "flop")
+#: Search solvers (``rebel eval``, self-play): the full-game ones plus the two CFR-AVG forms,
+#: which differ from linear CFR-D only at the pseudo-leaves of a depth-limited subgame.
+SEARCH_SOLVERS: tuple[str, ...] = SOLVERS + ("cfr-avg", "cfr-avg-modified")
 SOLVER_HELP: dict[str, str] = {
     "cfr": "vanilla CFR",
-    "lcfr": "linear CFR (the paper's)",
+    "lcfr": "linear CFR (the paper's; CFR-D in a depth-limited search)",
     "cfr+": "CFR+",
     "dcfr": "discounted CFR (alpha, beta, gamma)",
     "fp": "fictitious play",
     "lfp": "linear fictitious play",
+    "flop": "fictitious linear optimistic play (the paper's FLOP: lfp, optimistic)",
+    "cfr-avg": "linear CFR with leaf PBSs of the average policy, the sound form (the paper's CFR-AVG)",
+    "cfr-avg-modified": "linear CFR with leaf values V(average-policy PBS) themselves (CFR-AVG, modified form)",
 }
 DCFR_DEFAULTS = {"dcfr_alpha": 1.5, "dcfr_beta": 0.0, "dcfr_gamma": 2.0}
 #: What the CFR solvers do at nodes the current iterate reaches with probability 0
@@ -43,7 +51,8 @@ OFF_PATH_HELP: dict[str, str] = {
     "conditional": "values conditional on reaching the node (zero-probability actions count as taken)",
 }
 
-__all__ = ["DEFAULT_OFF_PATH", "OFF_PATH_MODES", "SOLVERS", "SolveResult", "check_iterations", "check_off_path",
+__all__ = ["DEFAULT_OFF_PATH", "FP_SOLVERS", "OFF_PATH_MODES", "SEARCH_SOLVERS", "SOLVERS", "SolveResult", "check_average_leaves_off_path", "check_iterations",
+           "check_off_path",
            "solve"]
 
 
@@ -108,6 +117,13 @@ def check_off_path(off_path: Any) -> str:
     return off_path
 
 
+def check_average_leaves_off_path(solver: str, off_path: str) -> None:
+    """ValueError if ``solver`` is a CFR-AVG form and ``off_path`` is not ``skip`` (the only
+    mode the average-policy leaves are defined for)."""
+    if solver.startswith("cfr-avg") and off_path != "skip":
+        raise ValueError(f"solver {solver} supports off_path 'skip' only, got {off_path!r}")
+
+
 def _check_solver(solver: str) -> str:
     if solver not in SOLVERS:
         raise ValueError(f"unknown solver {solver!r}; choose one of {', '.join(SOLVERS)}")
@@ -135,7 +151,7 @@ def solve(
         game: a :class:`rebel.Game` or a config dict such as ``{"name": "kuhn"}``.
         solver: one of :data:`SOLVERS`.
         iterations: alternating half-steps, counted as in the paper (512 per player for 1024).
-        optimistic: FP variants only: optimistic fictitious play.
+        optimistic: fp and lfp only: optimistic fictitious play (``flop`` is lfp, optimistic).
         dcfr_alpha, dcfr_beta, dcfr_gamma: discounting parameters (``dcfr`` only).
         off_path: CFR solvers only: one of :data:`OFF_PATH_MODES` (see :data:`OFF_PATH_HELP`).
         progress: report progress on stderr if the run lasts longer than ``progress_after`` s
@@ -148,7 +164,7 @@ def solve(
     _check_solver(solver)
     iterations = check_iterations(iterations)
     check_off_path(off_path)
-    if optimistic and solver not in ("fp", "lfp"):
+    if optimistic and solver not in ("fp", "lfp", "flop"):
         raise ValueError(f"optimistic applies to the fictitious-play solvers (fp, lfp), not {solver!r}")
     for name, value in (("dcfr_alpha", dcfr_alpha), ("dcfr_beta", dcfr_beta), ("dcfr_gamma", dcfr_gamma)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -193,7 +209,7 @@ def solve(
         seconds=seconds,
         policy=policy,
         tree=tree,
-        optimistic=optimistic,
+        optimistic=optimistic or solver == "flop",
         dcfr={"alpha": dcfr_alpha, "beta": dcfr_beta, "gamma": dcfr_gamma} if solver == "dcfr" else None,
         off_path=off_path,
     )

@@ -10,6 +10,8 @@
 // initial uniform policy counts once in the average. Linear weighting: the t-th update
 // of a player gets weight t+1 in its average policy (uniform: 1) and weight t in its
 // regrets, and the root values are averaged with weight t.
+// warm_start() replaces the uniform start by a given policy counted as K updates of each
+// player (csrc/solvers/warm_start.cc).
 #pragma once
 
 #include <array>

@@ -111,7 +111,7 @@ void bind_solvers(py::module_& m) {
            py::arg("game"), py::arg("tree"), py::arg("beliefs0") = py::none(), py::arg("beliefs1") = py::none(),
            py::arg("solver") = "lcfr", py::arg("net") = nullptr, py::arg("optimistic") = false,
            py::arg("dcfr_alpha") = 1.5, py::arg("dcfr_beta") = 0.0, py::arg("dcfr_gamma") = 2.0,
-           py::arg("off_path") = off_path_name(SolverParams{}.off_path), py::kw_only(),
+           py::arg("off_path") = off_path_name(SolverParams{}.off_path),
            py::arg("warm_start") = py::none(), py::arg("warm_iterations") = py::none(),
            "off_path: what the CFR solvers do at nodes the current iterate reaches with probability 0:\n"
            "'skip' (no regret update there, pseudo-leaves the opponent does not reach are not queried),\n"

@@ -10,6 +10,8 @@
 // initial uniform policy counts once in the average. Linear weighting: the t-th update
 // of a player gets weight t+1 in its average policy (uniform: 1) and weight t in its
 // regrets, and the root values are averaged with weight t.
+// warm_start() replaces the uniform start by a given policy counted as K updates of each
+// player (csrc/solvers/warm_start.cc).
 #pragma once
 
 #include <array>
@@ -98,6 +100,15 @@ class SubgameSolver {
   SubgameSolver(GamePtr game, std::shared_ptr<const PublicTree> tree, Beliefs root_reach,
                 SolverParams params, ValueNetPtr net = nullptr);
 
+  // Warm start from `policy` (the layout of current_policy(): per child of a decision node,
+  // per hand, the acting player's probability), as if each player had made `iterations`
+  // updates while both played `policy` (csrc/solvers/warm_start.cc has the definition).
+  // Only on a fresh solver (num_steps() == 0); 0 iterations changes nothing. The CFR kinds
+  // need off_path kSkip. Throws std::invalid_argument on bad input.
+  void warm_start(const std::vector<double>& policy, int iterations);
+  // The `iterations` of warm_start (0 for a cold start); num_steps() counts 2 x them.
+  int warm_iterations() const { return warm_iterations_; }
+
   void step();               // one half-iteration (player num_steps() % 2)
   void run(int iterations);  // `iterations` calls of step()
 
@@ -140,6 +151,8 @@ class SubgameSolver {
   // with the previous ones as LeafBeliefs prescribes (leaf_out_ in place).
   void combine_average_leaf_values(int player);
   void update_root_mean(int player, int update_index);
+  void warm_start_cfr(const std::vector<double>& policy, int iterations);
+  void warm_start_fp(const std::vector<double>& policy, int iterations);
 
   GamePtr game_;
   std::shared_ptr<const PublicTree> tree_;
@@ -164,6 +177,10 @@ class SubgameSolver {
   std::vector<double> scratch_keep_, scratch_replace_;  // one value per hand
   std::array<std::vector<double>, 2> root_values_mean_, root_values_last_;
   std::vector<int> best_child_;
+  // Warm start (CFR kinds): the start policy, played where a hand has no positive regret
+  // (empty for a cold start: uniform there).
+  std::vector<double> warm_fallback_;
+  int warm_iterations_ = 0;
 
   // Pseudo-leaf query buffers (rows + structured view), reused every iteration.
   std::vector<float> leaf_rows_;       // [leaf] header + public features of every pseudo-leaf

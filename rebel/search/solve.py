@@ -78,6 +78,7 @@ class SolveResult:
     optimistic: bool = False
     dcfr: Optional[dict[str, float]] = None
     off_path: str = DEFAULT_OFF_PATH
+    warm_iterations: int = 0
 
     def summary(self) -> dict[str, Any]:
         """JSON-serialisable fields (everything but the policy and the tree)."""
@@ -96,6 +97,8 @@ class SolveResult:
             out["dcfr"] = dict(self.dcfr)
         if self.solver not in ("fp", "lfp"):
             out["off_path"] = self.off_path
+        if self.warm_iterations:
+            out["warm_iterations"] = self.warm_iterations
         return out
 
 
@@ -144,6 +147,8 @@ def solve(
     progress_after: float = AFTER_SECONDS,
     tree: Optional[_core.PublicTree] = None,
     callback: Optional[Callable[[int], None]] = None,
+    warm_start: Optional[np.ndarray] = None,
+    warm_iterations: Optional[int] = None,
 ) -> SolveResult:
     """Runs ``iterations`` half-iterations of ``solver`` on the full game.
 
@@ -158,6 +163,11 @@ def solve(
             (a bar on a terminal, a line every 30 s otherwise; see :mod:`rebel.util.progress`).
         tree: the full public tree of ``game`` if already built (saves rebuilding it).
         callback: called with the number of iterations done after every solver chunk.
+        warm_start: a policy in the core's ``(tree.size, num_hands)`` float64 layout to start
+            from, as if each player had made ``warm_iterations`` updates with both playing it
+            (csrc/solvers/warm_start.cc); ``iterations`` more half-steps follow.
+        warm_iterations: the updates per player the warm start counts (default 15, the
+            paper's); only with ``warm_start``.
     """
     if not isinstance(game, Game):
         game = game_from_config(game)
@@ -173,8 +183,11 @@ def solve(
         tree = _core.build_tree(game)
     elif tree.history(0) != [] or len(tree.pseudo_leaves) != 0:
         raise ValueError("solve() needs the full game tree")
+    if warm_iterations is not None and warm_start is None:
+        raise ValueError("warm_iterations needs a warm_start policy")
     s = _core.SubgameSolver(game, tree, solver=solver, optimistic=optimistic,
-                            dcfr_alpha=dcfr_alpha, dcfr_beta=dcfr_beta, dcfr_gamma=dcfr_gamma, off_path=off_path)
+                            dcfr_alpha=dcfr_alpha, dcfr_beta=dcfr_beta, dcfr_gamma=dcfr_gamma, off_path=off_path,
+                            warm_start=warm_start, warm_iterations=warm_iterations)
     log.info("solving %s with %s for %d iterations (%d nodes x %d hands)",
              game.description(), solver, iterations, len(tree), game.num_hands)
 
@@ -212,4 +225,5 @@ def solve(
         optimistic=optimistic or solver == "flop",
         dcfr={"alpha": dcfr_alpha, "beta": dcfr_beta, "gamma": dcfr_gamma} if solver == "dcfr" else None,
         off_path=off_path,
+        warm_iterations=s.warm_iterations,
     )

@@ -172,6 +172,12 @@ def check(config: TrainConfig) -> None:
          f"search.off_path must be one of {', '.join(OFF_PATH_MODES)}, got {s.off_path!r}"),
         (not s.solver.startswith("cfr-avg") or s.off_path == "skip",
          f"search.solver {s.solver} supports search.off_path 'skip' only, got {s.off_path!r}"),
+        # Measured (tests/search/test_solver_variants.py): Kuhn, depth 2, exact leaves, T = 4096,
+        # player 1's averaged root value -0.46 against the game's +0.056.
+        (s.solver != "cfr-avg",
+         "search.solver cfr-avg cannot train a value net: cfr-avg's averaged root values are not PBS values "
+         "(its leaf-value differences enter them weighted by the player's own iterates); use "
+         "cfr-avg-modified or lcfr (cfr-avg stays available to rebel eval)"),
         (s.precision in PRECISIONS, f"search.precision must be one of {', '.join(PRECISIONS)}, got {s.precision!r}"),
         (1 <= config.selfplay.threads <= 256, f"selfplay.threads must be in [1, 256], got {config.selfplay.threads}"),
         (config.selfplay.seed >= 0, f"selfplay.seed must be >= 0, got {config.selfplay.seed}"),

@@ -26,7 +26,7 @@ class EvalSettings:
     """How the search is built, run and measured (``rebel eval --help`` explains each key)."""
 
     net: str = "zero"                        # zero, oracle, pretrained:NAME or an exported weights file
-    solver: str = "lcfr"                     # one of rebel.search.solve.SEARCH_SOLVERS; lcfr = linear CFR-D (the paper's)
+    solver: str = "lcfr"                     # rebel.search.solve.SEARCH_SOLVERS; lcfr: linear CFR-D (the paper)
     depth: int = 2
     iterations: int = 1024
     repeats: int = 1024                      # N sampled policies of mode (b)

@@ -51,9 +51,8 @@ OFF_PATH_HELP: dict[str, str] = {
     "conditional": "values conditional on reaching the node (zero-probability actions count as taken)",
 }
 
-__all__ = ["DEFAULT_OFF_PATH", "FP_SOLVERS", "OFF_PATH_MODES", "SEARCH_SOLVERS", "SOLVERS", "SolveResult", "check_average_leaves_off_path", "check_iterations",
-           "check_off_path",
-           "solve"]
+__all__ = ["DEFAULT_OFF_PATH", "FP_SOLVERS", "OFF_PATH_MODES", "SEARCH_SOLVERS", "SOLVERS", "SolveResult",
+           "check_average_leaves_off_path", "check_iterations", "check_off_path", "solve"]
 
 
 @dataclass

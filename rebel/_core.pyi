@@ -200,12 +200,16 @@ class SubgameSolver:
     """
     CFR-family or fictitious-play solver over a public tree from a public belief state.
     """
-    def __init__(self, game: Game, tree: PublicTree, beliefs0: numpy.typing.ArrayLike | None = None, beliefs1: numpy.typing.ArrayLike | None = None, solver: str = 'lcfr', net: ValueNet | None = None, optimistic: bool = False, dcfr_alpha: typing.SupportsFloat | typing.SupportsIndex = 1.5, dcfr_beta: typing.SupportsFloat | typing.SupportsIndex = 0.0, dcfr_gamma: typing.SupportsFloat | typing.SupportsIndex = 2.0, off_path: str = 'skip') -> None:
+    def __init__(self, game: Game, tree: PublicTree, beliefs0: numpy.typing.ArrayLike | None = None, beliefs1: numpy.typing.ArrayLike | None = None, solver: str = 'lcfr', net: ValueNet | None = None, optimistic: bool = False, dcfr_alpha: typing.SupportsFloat | typing.SupportsIndex = 1.5, dcfr_beta: typing.SupportsFloat | typing.SupportsIndex = 0.0, dcfr_gamma: typing.SupportsFloat | typing.SupportsIndex = 2.0, off_path: str = 'skip', warm_start: typing.Any = None, warm_iterations: typing.Any = None) -> None:
         """
         off_path: what the CFR solvers do at nodes the current iterate reaches with probability 0:
         'skip' (no regret update there, pseudo-leaves the opponent does not reach are not queried),
         'floor' (the limit of the original ReBeL's 1e-80 floor on regrets and reaches) or 'conditional'
         (values conditional on reaching the node). Ignored by fp and lfp. See csrc/solvers/subgame_solver.h.
+        warm_start: a policy of shape (tree.size, num_hands), float64, in current_policy()'s layout: start
+        as if each player had made warm_iterations updates (default 15, the paper's) with both playing it
+        (CFR: its regrets under the solver's weighting, the average from it, regret matching falling back
+        to it; FP: the average from it; off_path 'skip' only). See csrc/solvers/warm_start.cc.
         """
     def average_policy(self) -> numpy.typing.NDArray[numpy.float64]:
         ...
@@ -246,13 +250,20 @@ class SubgameSolver:
         """
     @property
     def num_steps(self) -> int:
-        ...
+        """
+        Half-iterations so far, the 2 x warm_iterations of a warm start included.
+        """
     @property
     def off_path(self) -> str:
         ...
     @property
     def tree(self) -> PublicTree:
         ...
+    @property
+    def warm_iterations(self) -> int:
+        """
+        The updates per player a warm start counted (0: cold start).
+        """
 class MlpValueNet(ValueNet):
     """
     Native (C++) evaluation of rebel.model.ValueMLP as a solver value net.

@@ -66,8 +66,7 @@ class PythonValueNet final : public ValueNet {
 };
 
 SolverParams solver_params(const std::string& solver, const std::string& off_path) {
-  SolverParams p;
-  p.kind = parse_solver_kind(solver);
+  SolverParams p = parse_solver(solver);
   p.off_path = parse_off_path(off_path);
   return p;
 }

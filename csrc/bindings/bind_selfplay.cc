@@ -76,7 +76,7 @@ Steps release the GIL and may run in several threads at once; cancel() stops the
                        const std::string& off_path) {
              require(game, "game");
              SelfPlayParams params;
-             params.solver.kind = parse_solver_kind(solver);
+             params.solver = parse_solver(solver);
              params.solver.off_path = parse_off_path(off_path);
              params.depth = depth;
              params.iterations = iterations;

@@ -20,6 +20,24 @@ using namespace rebel;
 
 namespace {
 
+// The ReBeL paper's warm start counts the given policy as 15 iterations.
+constexpr int kPaperWarmIterations = 15;
+
+// An int (Python's or NumPy's, not a bool) in [0, 100000]: TypeError / ValueError otherwise.
+int warm_iterations_from_py(const py::object& obj) {
+  const std::string shown = py::str(py::repr(obj));
+  if (py::isinstance<py::bool_>(obj) || !py::hasattr(obj, "__index__")) {
+    throw py::type_error("warm_iterations must be an int, got " + shown);
+  }
+  const py::int_ k = py::reinterpret_steal<py::int_>(PyNumber_Index(obj.ptr()));
+  if (!k) throw py::error_already_set();
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(k.ptr(), &overflow);
+  if (overflow < 0 || (overflow == 0 && v < 0)) throw py::value_error("warm_iterations must be >= 0, got " + shown);
+  if (overflow > 0 || v > 100000) throw py::value_error("warm_iterations must be <= 100000, got " + shown);
+  return static_cast<int>(v);
+}
+
 std::vector<double> policy_from_py(const py::handle& obj, const Game& game, const PublicTree& tree) {
   check_tree_game(game, tree);
   return to_double_vector(obj, {tree.size(), game.num_hands()}, "policy");
@@ -52,11 +70,11 @@ void bind_solvers(py::module_& m) {
       .def(py::init([](const std::shared_ptr<Game>& game, const std::shared_ptr<PublicTree>& tree,
                        const py::object& beliefs0, const py::object& beliefs1, const std::string& solver,
                        std::shared_ptr<ValueNet> net, bool optimistic, double dcfr_alpha, double dcfr_beta,
-                       double dcfr_gamma, const std::string& off_path) {
-             SolverParams params;
-             params.kind = parse_solver_kind(solver);
+                       double dcfr_gamma, const std::string& off_path, const py::object& warm_start,
+                       const py::object& warm_iterations) {
+             SolverParams params = parse_solver(solver);
              params.off_path = parse_off_path(off_path);
-             params.optimistic = optimistic;
+             params.optimistic = params.optimistic || optimistic;
              params.dcfr_alpha = dcfr_alpha;
              params.dcfr_beta = dcfr_beta;
              params.dcfr_gamma = dcfr_gamma;
@@ -77,16 +95,31 @@ void bind_solvers(py::module_& m) {
                  }
                }
              }
-             return std::make_shared<SubgameSolver>(game, tree, b, params, net);
+             if (warm_start.is_none() && !warm_iterations.is_none()) {
+               throw py::value_error("warm_iterations needs a warm_start policy");
+             }
+             int iterations = kPaperWarmIterations;
+             if (!warm_iterations.is_none()) iterations = warm_iterations_from_py(warm_iterations);
+             std::vector<double> warm;
+             if (!warm_start.is_none()) warm = to_double_vector(warm_start, {tree->size(), H}, "warm_start");
+             auto made = std::make_shared<SubgameSolver>(game, tree, b, params, net);
+             // std::invalid_argument (a bad policy, a kind or mode without warm start) -> ValueError.
+             if (!warm_start.is_none()) made->warm_start(warm, iterations);
+             return made;
            }),
            py::arg("game"), py::arg("tree"), py::arg("beliefs0") = py::none(), py::arg("beliefs1") = py::none(),
            py::arg("solver") = "lcfr", py::arg("net") = nullptr, py::arg("optimistic") = false,
            py::arg("dcfr_alpha") = 1.5, py::arg("dcfr_beta") = 0.0, py::arg("dcfr_gamma") = 2.0,
            py::arg("off_path") = off_path_name(SolverParams{}.off_path),
+           py::arg("warm_start") = py::none(), py::arg("warm_iterations") = py::none(),
            "off_path: what the CFR solvers do at nodes the current iterate reaches with probability 0:\n"
            "'skip' (no regret update there, pseudo-leaves the opponent does not reach are not queried),\n"
            "'floor' (the limit of the original ReBeL's 1e-80 floor on regrets and reaches) or 'conditional'\n"
-           "(values conditional on reaching the node). Ignored by fp and lfp. See csrc/solvers/subgame_solver.h.")
+           "(values conditional on reaching the node). Ignored by fp and lfp. See csrc/solvers/subgame_solver.h.\n"
+           "warm_start: a policy of shape (tree.size, num_hands), float64, in current_policy()'s layout: start\n"
+           "as if each player had made warm_iterations updates (default 15, the paper's) with both playing it\n"
+           "(CFR: its regrets under the solver's weighting, the average from it, regret matching falling back\n"
+           "to it; FP: the average from it; off_path 'skip' only). See csrc/solvers/warm_start.cc.")
       .def("step", [](SubgameSolver& s) {
         py::gil_scoped_release release;
         s.step();
@@ -99,7 +132,10 @@ void bind_solvers(py::module_& m) {
         });
       }, py::arg("iterations"), py::arg("callback") = py::none(),
          "Runs `iterations` half-iterations without the GIL; Ctrl-C interrupts; callback(done) after each chunk.")
-      .def_property_readonly("num_steps", &SubgameSolver::num_steps)
+      .def_property_readonly("num_steps", &SubgameSolver::num_steps,
+                             "Half-iterations so far, the 2 x warm_iterations of a warm start included.")
+      .def_property_readonly("warm_iterations", &SubgameSolver::warm_iterations,
+                             "The updates per player a warm start counted (0: cold start).")
       .def_property_readonly("off_path", [](const SubgameSolver& s) { return off_path_name(s.params().off_path); })
       .def_property_readonly("leaf_queries", &SubgameSolver::leaf_queries,
                              "Pseudo-leaf rows sent to the value net so far.")

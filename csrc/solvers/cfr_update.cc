@@ -40,10 +40,13 @@ REBEL_ALWAYS_INLINE v4d splat4(double x) { return v4d{x, x, x, x}; }
 
 // One child of a node of the updating player, all hands: the regret-matching probability
 // (division by the positive-regret total so a lone positive regret gives exactly 1), the
-// discounted regret, the reach and the discounted average sum. Branch-free.
+// discounted regret, the reach and the discounted average sum. Branch-free but for the
+// loop-invariant test of `fallback`. Where the hand
+// has no positive regret the child gets `uniform`, or fallback[h] when `fallback` is not null
+// (a warm-started solver's start policy, warm_start.cc).
 template <int kHands>
 REBEL_ALWAYS_INLINE void regret_match_child_body(int hands, double uniform, double pos, double neg, double strat,
-                                                 const double* __restrict total,
+                                                 const double* __restrict fallback, const double* __restrict total,
                                                  const double* __restrict parent_reach, double* __restrict regret,
                                                  double* __restrict current, double* __restrict reach,
                                                  double* __restrict sum) {
@@ -56,7 +59,7 @@ REBEL_ALWAYS_INLINE void regret_match_child_body(int hands, double uniform, doub
     const auto r_pos = r > zero;
     const auto t_pos = t > zero;
     const v4d positive = r_pos ? r : zero;
-    const v4d p = t_pos ? positive / (t_pos ? t : one) : uniform4;
+    const v4d p = t_pos ? positive / (t_pos ? t : one) : (fallback ? load4(fallback + h) : uniform4);
     store4(current + h, p);
     store4(regret + h, r * (r_pos ? pos4 : neg4));
     const v4d reached = load4(parent_reach + h) * p;
@@ -66,7 +69,7 @@ REBEL_ALWAYS_INLINE void regret_match_child_body(int hands, double uniform, doub
   for (; h < H; ++h) {
     const double r = regret[h];
     const double positive = r > 0.0 ? r : 0.0;
-    const double p = total[h] > 0.0 ? positive / total[h] : uniform;
+    const double p = total[h] > 0.0 ? positive / total[h] : (fallback ? fallback[h] : uniform);
     current[h] = p;
     regret[h] = r * (r > 0.0 ? pos : neg);
     const double reached = parent_reach[h] * p;
@@ -117,10 +120,12 @@ REBEL_ALWAYS_INLINE void backup_node_body(int hands, int num_children, bool own,
 
 // Run-time hand counts: one vectorised clone per CPU family.
 REBEL_SIMD_CLONES void regret_match_child(int H, double uniform, double pos, double neg, double strat,
-                                          const double* __restrict total, const double* __restrict parent_reach,
-                                          double* __restrict regret, double* __restrict current,
-                                          double* __restrict reach, double* __restrict sum) {
-  regret_match_child_body<0>(H, uniform, pos, neg, strat, total, parent_reach, regret, current, reach, sum);
+                                          const double* __restrict fallback, const double* __restrict total,
+                                          const double* __restrict parent_reach, double* __restrict regret,
+                                          double* __restrict current, double* __restrict reach,
+                                          double* __restrict sum) {
+  regret_match_child_body<0>(H, uniform, pos, neg, strat, fallback, total, parent_reach, regret, current, reach,
+                             sum);
 }
 
 REBEL_SIMD_CLONES void backup_node(int H, int num_children, bool own, const double* __restrict factors,
@@ -153,9 +158,11 @@ struct CfrPasses {
 
   // One top-down pass: regret matching gives the new iterate, regrets are discounted, the
   // player's reach under the new iterate is propagated and folded into the average.
+  // `fallback`: null (uniform where a hand has no positive regret) or a policy in the tree
+  // layout played there instead.
   REBEL_ALWAYS_INLINE static void update(const PublicTree& t, int hands, int player, const Discounts& d,
-                                         double* reach, double* regrets, double* current, double* sum,
-                                         double* total) {
+                                         const double* fallback, double* reach, double* regrets, double* current,
+                                         double* sum, double* total) {
     const int H = kHands > 0 ? kHands : hands;
     for (int n : t.internal_nodes) {
       const int begin = t.first_child[n], end = begin + t.num_children[n];
@@ -196,11 +203,12 @@ struct CfrPasses {
       }
       for (int c = begin; c < end; ++c) {
         const size_t i = static_cast<size_t>(c) * H;
+        const double* fb = fallback ? fallback + i : nullptr;
         if constexpr (kHands > 0) {
-          regret_match_child_body<kHands>(H, uniform, d.pos, d.neg, d.strat, total, rn, regrets + i, current + i,
-                                          reach + i, sum + i);
+          regret_match_child_body<kHands>(H, uniform, d.pos, d.neg, d.strat, fb, total, rn, regrets + i,
+                                          current + i, reach + i, sum + i);
         } else {
-          regret_match_child(H, uniform, d.pos, d.neg, d.strat, total, rn, regrets + i, current + i, reach + i,
+          regret_match_child(H, uniform, d.pos, d.neg, d.strat, fb, total, rn, regrets + i, current + i, reach + i,
                              sum + i);
         }
       }
@@ -218,9 +226,9 @@ struct CfrPasses {
     CfrPasses<K>::backup(t, hands, player, current, values, regrets);                                  \
   }                                                                                                    \
   CLONES void update_##K(const PublicTree& t, int hands, int player, const Discounts& d,                \
-                                    double* reach, double* regrets, double* current, double* sum,      \
-                                    double* total) {                                                   \
-    CfrPasses<K>::update(t, hands, player, d, reach, regrets, current, sum, total);                    \
+                         const double* fallback, double* reach, double* regrets, double* current,      \
+                         double* sum, double* total) {                                                 \
+    CfrPasses<K>::update(t, hands, player, d, fallback, reach, regrets, current, sum, total);          \
   }
 // Under 4 hands there is no 4-lane loop: plain functions (a direct call, no ifunc; Kuhn's
 // tree is so small that the indirect call shows).
@@ -289,8 +297,9 @@ void SubgameSolver::cfr_step(int player) {
   update_root_mean(player, t_update);
 
   const Discounts d = discounts_after(params_, t_update);
-  REBEL_WITH_HANDS(H, update, t, H, player, d, reach_[player].data(), regrets_.data(), current_.data(), sum_.data(),
-                   scratch_.data());
+  const double* fallback = warm_fallback_.empty() ? nullptr : warm_fallback_.data();
+  REBEL_WITH_HANDS(H, update, t, H, player, d, fallback, reach_[player].data(), regrets_.data(), current_.data(),
+                   sum_.data(), scratch_.data());
   average_stale_ = true;
 }
 }  // namespace rebel

@@ -22,6 +22,15 @@ void SubgameSolver::compute_leaf_values(int player) {
   const int L = static_cast<int>(tree_->pseudo_leaves.size());
   if (L == 0) return;
   const int row = batch_.row_size;
+  // CFR-AVG: the leaf PBSs come from the average policy (reaches recomputed every update);
+  // the current iterate's opponent mass still scales the values.
+  const bool average_leaves = params_.leaf_beliefs != LeafBeliefs::kIterate;
+  const bool sound_average = params_.leaf_beliefs == LeafBeliefs::kAverage;
+  if (average_leaves) {
+    const std::vector<double>& avg = average_policy();
+    for (int p = 0; p < 2; ++p) compute_reach(*tree_, H_, avg, p, root_reach_[p].data(), &average_reach_[p]);
+  }
+  const auto& belief_reach = average_leaves ? average_reach_ : reach_;
 
   // A leaf the opponent reaches with zero mass has value exactly 0 for `player` (the net's
   // values are scaled by that mass), so it is not queried: regret matching plays many
@@ -38,7 +47,15 @@ void SubgameSolver::compute_leaf_values(int player) {
     double mass = 0.0;
     for (int h = 0; h < H_; ++h) mass += opp_reach[n * H_ + h];
     const bool beyond_floor = orders && params_.off_path == OffPath::kFloor && node_order_[n] >= 2;
-    if (beyond_floor || !(mass > 0.0)) {
+    double belief_mass = mass;
+    if (average_leaves) {
+      belief_mass = 0.0;
+      for (int h = 0; h < H_; ++h) belief_mass += average_reach_[opp][n * H_ + h];
+    }
+    // The sound CFR-AVG needs V(beta_bar^t) at every leaf the average reaches, for the
+    // next update's difference, even where the current iterate's mass makes it worth 0.
+    const bool needed = sound_average ? belief_mass > 0.0 : mass > 0.0 && belief_mass > 0.0;
+    if (beyond_floor || !needed) {
       for (int h = 0; h < H_; ++h) values_[n * H_ + h] = 0.0;
       continue;
     }
@@ -57,7 +74,7 @@ void SubgameSolver::compute_leaf_values(int player) {
     double* b = &query_beliefs_[j * 2 * H_];
     for (int p = 0; p < 2; ++p) {
       if (orders) normalize_reach(&reach_[p][n * H_], &orders_[p][n * H_], H_, params_.off_path, b + p * H_);
-      else normalize_beliefs(&reach_[p][n * H_], H_, b + p * H_);
+      else normalize_beliefs(&belief_reach[p][n * H_], H_, b + p * H_);
     }
     write_query_beliefs(*game_, b, b + H_, r);
     batch_.queried_player.push_back(player);
@@ -70,11 +87,33 @@ void SubgameSolver::compute_leaf_values(int player) {
   leaf_queries_skipped_ += L - batch_.size - cached;
   if (batch_.size == 0) return;
   net_->compute_values(batch_, leaf_out_.data());
+  if (sound_average) combine_average_leaf_values(player);
   for (int j = 0; j < batch_.size; ++j) {
     const auto [n, leaf, mass] = queried_leaves_[j];
     for (int h = 0; h < H_; ++h)
       values_[static_cast<size_t>(n) * H_ + h] = mass * leaf_out_[static_cast<size_t>(j) * H_ + h];
-    if (!single_hand_values_.empty()) single_hand_values_[static_cast<size_t>(leaf) * 2 + player] = leaf_out_[j];
+    if (!single_hand_values_.empty()) {  // the net's own answer (the sound CFR-AVG's leaf_out_ is a difference)
+      single_hand_values_[static_cast<size_t>(leaf) * 2 + player] =
+          sound_average ? previous_leaf_values_[player][static_cast<size_t>(leaf)] : leaf_out_[j];
+    }
+  }
+}
+void SubgameSolver::combine_average_leaf_values(int player) {
+  // Update t of `player` (1-based): its leaf values v_t make the weighted mean of
+  // v_1..v_t equal V(beta_bar^t). Weights t (lcfr): sum_{s<=t} s = t(t+1)/2, so
+  // v_t = ((t+1)/2) V_t - ((t-1)/2) V_(t-1); weights 1 (cfr): v_t = t V_t - (t-1) V_(t-1).
+  const double t = steps_[player] + 1.0;
+  const bool linear = params_.kind == SolverKind::kLinearCfr;
+  const double now = linear ? (t + 1.0) / 2.0 : t, before = linear ? (t - 1.0) / 2.0 : t - 1.0;
+  std::vector<double>& previous = previous_leaf_values_[player];
+  for (int j = 0; j < batch_.size; ++j) {
+    double* out = &leaf_out_[static_cast<size_t>(j) * H_];
+    double* prev = &previous[static_cast<size_t>(queried_leaves_[j].leaf) * H_];
+    for (int h = 0; h < H_; ++h) {
+      const double v = out[h];
+      out[h] = now * v - before * prev[h];
+      prev[h] = v;
+    }
   }
 }
 }  // namespace rebel

@@ -28,6 +28,34 @@ std::string solver_kind_name(SolverKind kind) {
   return "?";
 }
 
+SolverParams parse_solver(const std::string& name) {
+  SolverParams p;
+  if (name == "flop") {
+    p.kind = SolverKind::kLinearFp;
+    p.optimistic = true;
+  } else if (name == "cfr-avg") {
+    p.leaf_beliefs = LeafBeliefs::kAverage;
+  } else if (name == "cfr-avg-modified") {
+    p.leaf_beliefs = LeafBeliefs::kAverageDirect;
+  } else {
+    try {
+      p.kind = parse_solver_kind(name);
+    } catch (const std::invalid_argument&) {
+      throw std::invalid_argument("unknown solver '" + name +
+                                  "'; choose one of cfr, lcfr, cfr+, dcfr, fp, lfp, flop, cfr-avg, cfr-avg-modified");
+    }
+  }
+  return p;
+}
+
+std::string solver_name(const SolverParams& params) {
+  if (params.kind == SolverKind::kLinearFp && params.optimistic) return "flop";
+  if (params.kind == SolverKind::kLinearCfr && params.leaf_beliefs == LeafBeliefs::kAverage) return "cfr-avg";
+  if (params.kind == SolverKind::kLinearCfr && params.leaf_beliefs == LeafBeliefs::kAverageDirect)
+    return "cfr-avg-modified";
+  return solver_kind_name(params.kind);
+}
+
 OffPath parse_off_path(const std::string& name) {
   if (name == "skip") return OffPath::kSkip;
   if (name == "floor") return OffPath::kFloor;

@@ -37,6 +37,18 @@ SubgameSolver::SubgameSolver(GamePtr game, std::shared_ptr<const PublicTree> tre
     }
     for (int h = 0; h < H_; ++h) root_reach_[p][h] /= mass;
   }
+  if (params_.leaf_beliefs != LeafBeliefs::kIterate) {
+    if (is_fp()) throw std::invalid_argument("average-policy leaf beliefs (CFR-AVG) apply to the CFR solvers, not to FP");
+    if (params_.off_path != OffPath::kSkip) {
+      throw std::invalid_argument("CFR-AVG (" + solver_name(params_) + ") supports off_path 'skip' only, got '" +
+                                  off_path_name(params_.off_path) + "'");
+    }
+    if (params_.leaf_beliefs == LeafBeliefs::kAverage && params_.kind != SolverKind::kLinearCfr &&
+        params_.kind != SolverKind::kCfr) {
+      throw std::invalid_argument("the sound form of CFR-AVG is defined for cfr and lcfr weights, not " +
+                                  solver_kind_name(params_.kind));
+    }
+  }
   if (!tree_->pseudo_leaves.empty() && !net_) {
     throw std::invalid_argument("the subgame has " + std::to_string(tree_->pseudo_leaves.size()) +
                                 " pseudo-leaves: a value net is required (or remove the depth limit)");
@@ -107,6 +119,9 @@ SubgameSolver::SubgameSolver(GamePtr game, std::shared_ptr<const PublicTree> tre
     leaf_out_.assign(static_cast<size_t>(L) * H_, 0.0);
     if (H_ == 1) single_hand_values_.assign(static_cast<size_t>(L) * 2, std::numeric_limits<double>::quiet_NaN());
     queried_leaves_.reserve(L);
+    if (params_.leaf_beliefs == LeafBeliefs::kAverage) {
+      for (auto& v : previous_leaf_values_) v.assign(static_cast<size_t>(L) * H_, 0.0);
+    }
     batch_.row_size = row;
     batch_.rows = query_rows_.data();
     batch_.queried_player.reserve(L);

@@ -10,6 +10,8 @@
 // initial uniform policy counts once in the average. Linear weighting: the t-th update
 // of a player gets weight t+1 in its average policy (uniform: 1) and weight t in its
 // regrets, and the root values are averaged with weight t.
+// warm_start() replaces the uniform start by a given policy counted as K updates of each
+// player (csrc/solvers/warm_start.cc).
 #pragma once
 
 #include <array>
@@ -29,6 +31,18 @@ enum class SolverKind { kCfr, kLinearCfr, kCfrPlus, kDcfr, kFp, kLinearFp };
 // Parses "cfr", "lcfr", "cfr+", "dcfr", "fp", "lfp"; throws std::invalid_argument.
 SolverKind parse_solver_kind(const std::string& name);
 std::string solver_kind_name(SolverKind kind);
+
+// Which policy the pseudo-leaf PBSs of a depth-limited subgame come from (CFR solvers).
+//   kIterate: the current iterate's (CFR-D, the paper's Algorithm 1).
+//   kAverage: CFR-AVG (the paper's appendix), sound form: the leaf PBS is the one the
+//     average policy induces, beta_bar^t, and iteration t's leaf values v_t are chosen so
+//     that the weighted mean of v_1..v_t equals V(beta_bar^t): with linear weights (update
+//     t weighs t), v_t = ((t+1)/2) V(beta_bar^t) - ((t-1)/2) V(beta_bar^(t-1)).
+//   kAverageDirect: CFR-AVG's modified form: v_t = V(beta_bar^t) itself.
+// The net's per-hand values (given the opponent's normalised average beliefs) are scaled
+// by the opponent's reach mass under the current iterate, as CFR-D scales its own.
+// Only with OffPath::kSkip (the constructor refuses the other modes).
+enum class LeafBeliefs : uint8_t { kIterate, kAverage, kAverageDirect };
 
 // What the CFR solvers do at nodes the current iterate reaches with probability exactly 0
 // (regret matching gives many actions probability 0, so every iteration has such nodes).
@@ -66,7 +80,16 @@ struct SolverParams {
   double dcfr_alpha = 1.5, dcfr_beta = 0.0, dcfr_gamma = 2.0;
   bool optimistic = false;  // FP: best-respond to the average with the last BR counted twice
   OffPath off_path = OffPath::kSkip;
+  LeafBeliefs leaf_beliefs = LeafBeliefs::kIterate;
 };
+
+// The search solvers by name: the kinds above, plus "flop" (linear FP, optimistic: the
+// paper's fictitious linear optimistic play), "cfr-avg" (linear CFR, LeafBeliefs::kAverage)
+// and "cfr-avg-modified" (linear CFR, LeafBeliefs::kAverageDirect). Throws
+// std::invalid_argument naming the choices.
+SolverParams parse_solver(const std::string& name);
+// The name parse_solver reads back into `params`' kind, optimism and leaf beliefs.
+std::string solver_name(const SolverParams& params);
 
 using Beliefs = std::array<std::vector<double>, 2>;
 
@@ -76,6 +99,15 @@ class SubgameSolver {
   // normalised beliefs for a PBS). `net` may be null only if the tree has no pseudo-leaves.
   SubgameSolver(GamePtr game, std::shared_ptr<const PublicTree> tree, Beliefs root_reach,
                 SolverParams params, ValueNetPtr net = nullptr);
+
+  // Warm start from `policy` (the layout of current_policy(): per child of a decision node,
+  // per hand, the acting player's probability), as if each player had made `iterations`
+  // updates while both played `policy` (csrc/solvers/warm_start.cc has the definition).
+  // Only on a fresh solver (num_steps() == 0); 0 iterations changes nothing. The CFR kinds
+  // need off_path kSkip. Throws std::invalid_argument on bad input.
+  void warm_start(const std::vector<double>& policy, int iterations);
+  // The `iterations` of warm_start (0 for a cold start); num_steps() counts 2 x them.
+  int warm_iterations() const { return warm_iterations_; }
 
   void step();               // one half-iteration (player num_steps() % 2)
   void run(int iterations);  // `iterations` calls of step()
@@ -115,7 +147,12 @@ class SubgameSolver {
   void cfr_step_orders(int player);
   void fp_step(int player);
   void compute_leaf_values(int player);
+  // CFR-AVG: the net's conditional values for the leaves queried this iteration, combined
+  // with the previous ones as LeafBeliefs prescribes (leaf_out_ in place).
+  void combine_average_leaf_values(int player);
   void update_root_mean(int player, int update_index);
+  void warm_start_cfr(const std::vector<double>& policy, int iterations);
+  void warm_start_fp(const std::vector<double>& policy, int iterations);
 
   GamePtr game_;
   std::shared_ptr<const PublicTree> tree_;
@@ -140,6 +177,10 @@ class SubgameSolver {
   std::vector<double> scratch_keep_, scratch_replace_;  // one value per hand
   std::array<std::vector<double>, 2> root_values_mean_, root_values_last_;
   std::vector<int> best_child_;
+  // Warm start (CFR kinds): the start policy, played where a hand has no positive regret
+  // (empty for a cold start: uniform there).
+  std::vector<double> warm_fallback_;
+  int warm_iterations_ = 0;
 
   // Pseudo-leaf query buffers (rows + structured view), reused every iteration.
   std::vector<float> leaf_rows_;       // [leaf] header + public features of every pseudo-leaf
@@ -155,6 +196,11 @@ class SubgameSolver {
   std::vector<double> leaf_out_;
   std::vector<double> single_hand_values_;  // one hand per player: [leaf][player] net answers, NaN until asked
   LeafQueryBatch batch_;
+  // CFR-AVG only: both players' reaches under the average policy (recomputed every
+  // update), and per player the previous conditional leaf values V(beta_bar^(t-1))
+  // ([leaf][hand]) of the sound form.
+  std::array<std::vector<double>, 2> average_reach_;
+  std::array<std::vector<double>, 2> previous_leaf_values_;
 };
 
 // Normalises a belief vector; all-zero mass gives the uniform distribution.

@@ -33,7 +33,7 @@ from rebel.nets.pretrained import PREFIX
 from rebel.nets.pretrained import get as get_pretrained
 from rebel.search.evaluate import mode_b_table, public_view
 from rebel.search.settings import BACKENDS, LEAF_ERROR_KINDS, ORACLE_VALUES
-from rebel.search.solve import OFF_PATH_HELP, OFF_PATH_MODES, SOLVER_HELP, SOLVERS
+from rebel.search.solve import OFF_PATH_HELP, OFF_PATH_MODES, SEARCH_SOLVERS, SOLVER_HELP, SOLVERS
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ def register(subparsers: Any) -> None:
         "leaf values: zero, oracle (exact: solves below each leaf), a shipped net (`rebel pretrained`; its game "
         "unless --game/--dice/--faces say otherwise) or an exported MLP weights file (docs/weights_format.md)",
         "search.net", DEFAULTS))
-    s.add_argument("--solver", choices=SOLVERS, help=default_help(
+    s.add_argument("--solver", choices=SEARCH_SOLVERS, help=default_help(
         "subgame and full-game solver; " + "; ".join(f"{k}: {v}" for k, v in SOLVER_HELP.items()),
         "search.solver", DEFAULTS))
     s.add_argument("--depth", type=int_arg, metavar="N",
@@ -162,7 +162,7 @@ def _config(args: argparse.Namespace) -> EvalConfig:
     check_range(args, "--seed", "search.seed", s.seed, 0, UINT64_MAX)
     if s.oracle_iterations is not None:
         check_range(args, "--oracle-iters", "search.oracle_iterations", s.oracle_iterations, 1, INT32_MAX)
-    check_choice(args, "--solver", "search.solver", s.solver, SOLVERS)
+    check_choice(args, "--solver", "search.solver", s.solver, SEARCH_SOLVERS)
     check_choice(args, "--oracle-solver", "search.oracle_solver", s.oracle_solver, SOLVERS)
     check_choice(args, "--oracle-values", "search.oracle_values", s.oracle_values, ORACLE_VALUES)
     check_choice(args, "--off-path", "search.off_path", s.off_path, OFF_PATH_MODES)

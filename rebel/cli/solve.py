@@ -24,7 +24,7 @@ from rebel.cli.common import (
     save_policy_or_keep,
 )
 from rebel.config.solve import DEFAULTS, ConfigError, SolveConfig, load_solve_config
-from rebel.search.solve import OFF_PATH_HELP, OFF_PATH_MODES, SOLVER_HELP, SOLVERS, SolveResult, solve
+from rebel.search.solve import FP_SOLVERS, OFF_PATH_HELP, OFF_PATH_MODES, SOLVER_HELP, SOLVERS, SolveResult, solve
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +49,7 @@ def register(subparsers: Any) -> None:
     add_game_args(p, DEFAULTS)
     s = p.add_argument_group("solver")
     s.add_argument("--solver", choices=SOLVERS, help=default_help(
-        "; ".join(f"{k}: {v}" for k, v in SOLVER_HELP.items()), "solver.name", DEFAULTS))
+        "; ".join(f"{k}: {SOLVER_HELP[k]}" for k in SOLVERS), "solver.name", DEFAULTS))
     s.add_argument("--iters", "--iterations", dest="iters", type=int_arg, metavar="N",
                    help=default_help("alternating half-iterations, counted as in the paper", "solver.iterations",
                                      DEFAULTS))
@@ -89,7 +89,7 @@ def _check(cfg: SolveConfig, args: argparse.Namespace) -> None:
 
 def _print_table(result: SolveResult, game_text: str, policy_out: str | None) -> None:
     solver = f"{result.solver}, {result.iterations} iterations"
-    if result.solver not in ("fp", "lfp"):
+    if result.solver not in FP_SOLVERS:
         solver += f", off-path {result.off_path}"
     rows = [
         ("game", game_text),

@@ -15,17 +15,16 @@ from rebel.config import common as shared
 from rebel.config.common import ConfigError, GameSection
 from rebel.games import Game
 from rebel.nets.precision import DEFAULT_PRECISION, EVAL_PRECISION, PRECISIONS, check_precision
-from rebel.search.solve import OFF_PATH_MODES, SOLVERS
+from rebel.search.solve import OFF_PATH_MODES, SEARCH_SOLVERS
 
 __all__ = ["ConfigError", "TrainConfig", "load_train_config", "valid_keys", "game_of", "to_yaml", "from_yaml_text",
            "ray_cpus_needed"]
 
-SEARCH_SOLVERS = SOLVERS  # the same names, and algorithms, as `rebel solve` and `rebel eval`
 
 
 @dataclass
 class SearchSection:
-    solver: str = "lcfr"             # lcfr = linear CFR-D (the paper's), lfp = linear FP
+    solver: str = "lcfr"             # lcfr = linear CFR-D (the paper's), lfp = linear FP, flop, cfr-avg, ...
     depth: int = 2                   # actions per subgame
     iterations: int = 1024           # half-iterations T per subgame
     epsilon: float = 0.25            # exploration at the exploring player's nodes
@@ -171,6 +170,14 @@ def check(config: TrainConfig) -> None:
          f"search.iteration_sampling must be 'linear' or 'uniform', got {s.iteration_sampling!r}"),
         (s.off_path in OFF_PATH_MODES,
          f"search.off_path must be one of {', '.join(OFF_PATH_MODES)}, got {s.off_path!r}"),
+        (not s.solver.startswith("cfr-avg") or s.off_path == "skip",
+         f"search.solver {s.solver} supports search.off_path 'skip' only, got {s.off_path!r}"),
+        # Measured (tests/search/test_solver_variants.py): Kuhn, depth 2, exact leaves, T = 4096,
+        # player 1's averaged root value -0.46 against the game's +0.056.
+        (s.solver != "cfr-avg",
+         "search.solver cfr-avg cannot train a value net: cfr-avg's averaged root values are not PBS values "
+         "(its leaf-value differences enter them weighted by the player's own iterates); use "
+         "cfr-avg-modified or lcfr (cfr-avg stays available to rebel eval)"),
         (s.precision in PRECISIONS, f"search.precision must be one of {', '.join(PRECISIONS)}, got {s.precision!r}"),
         (1 <= config.selfplay.threads <= 256, f"selfplay.threads must be in [1, 256], got {config.selfplay.threads}"),
         (config.selfplay.seed >= 0, f"selfplay.seed must be >= 0, got {config.selfplay.seed}"),

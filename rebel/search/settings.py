@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from rebel.nets.precision import EVAL_PRECISION, check_precision
-from rebel.search.solve import DEFAULT_OFF_PATH, SOLVERS, check_off_path
+from rebel.search.solve import DEFAULT_OFF_PATH, SEARCH_SOLVERS, SOLVERS, check_average_leaves_off_path, check_off_path
 
 __all__ = ["EvalSettings", "RaySettings", "LEAF_ERROR_KINDS", "BACKENDS", "ORACLE_VALUES", "check_leaf_error"]
 
@@ -26,7 +26,7 @@ class EvalSettings:
     """How the search is built, run and measured (``rebel eval --help`` explains each key)."""
 
     net: str = "zero"                        # zero, oracle, pretrained:NAME or an exported weights file
-    solver: str = "lcfr"                     # one of rebel.search.solve.SOLVERS; lcfr = linear CFR-D (the paper's)
+    solver: str = "lcfr"                     # rebel.search.solve.SEARCH_SOLVERS; lcfr: linear CFR-D (the paper)
     depth: int = 2
     iterations: int = 1024
     repeats: int = 1024                      # N sampled policies of mode (b)
@@ -51,9 +51,10 @@ class EvalSettings:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         if self.oracle_iterations is not None and self.oracle_iterations < 1:
             raise ValueError(f"oracle_iterations must be >= 1, got {self.oracle_iterations}")
-        for name in ("solver", "oracle_solver"):
-            if getattr(self, name) not in SOLVERS:
-                raise ValueError(f"unknown {name} {getattr(self, name)!r}; choose one of {', '.join(SOLVERS)}")
+        for name, names in (("solver", SEARCH_SOLVERS), ("oracle_solver", SOLVERS)):
+            if getattr(self, name) not in names:
+                raise ValueError(f"unknown {name} {getattr(self, name)!r}; choose one of {', '.join(names)}")
+        check_average_leaves_off_path(self.solver, self.off_path)
         if self.oracle_values not in ORACLE_VALUES:
             raise ValueError(f"oracle_values must be one of {', '.join(ORACLE_VALUES)}, got {self.oracle_values!r}")
         check_off_path(self.off_path)

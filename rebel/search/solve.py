@@ -22,15 +22,23 @@ from rebel.util.progress import AFTER_SECONDS, Progress
 
 log = logging.getLogger(__name__)
 
-#: Solver names accepted by the core (see csrc/solvers/subgame_solver.h).
-SOLVERS: tuple[str, ...] = ("cfr", "lcfr", "cfr+", "dcfr", "fp", "lfp")
+#: Full-game solver names accepted by the core (see csrc/solvers/subgame_solver.h).
+SOLVERS: tuple[str, ...] = ("cfr", "lcfr", "cfr+", "dcfr", "fp", "lfp", "flop")
+#: The fictitious-play family (they ignore off_path; ``optimistic`` applies to fp and lfp).
+FP_SOLVERS: tuple[str, ...] = ("fp", "lfp", "flop")
+#: Search solvers (``rebel eval``, self-play): the full-game ones plus the two CFR-AVG forms,
+#: which differ from linear CFR-D only at the pseudo-leaves of a depth-limited subgame.
+SEARCH_SOLVERS: tuple[str, ...] = SOLVERS + ("cfr-avg", "cfr-avg-modified")
 SOLVER_HELP: dict[str, str] = {
     "cfr": "vanilla CFR",
-    "lcfr": "linear CFR (the paper's)",
+    "lcfr": "linear CFR (the paper's; CFR-D in a depth-limited search)",
     "cfr+": "CFR+",
     "dcfr": "discounted CFR (alpha, beta, gamma)",
     "fp": "fictitious play",
     "lfp": "linear fictitious play",
+    "flop": "fictitious linear optimistic play (the paper's FLOP: lfp, optimistic)",
+    "cfr-avg": "linear CFR with leaf PBSs of the average policy, the sound form (the paper's CFR-AVG)",
+    "cfr-avg-modified": "linear CFR with leaf values V(average-policy PBS) themselves (CFR-AVG, modified form)",
 }
 DCFR_DEFAULTS = {"dcfr_alpha": 1.5, "dcfr_beta": 0.0, "dcfr_gamma": 2.0}
 #: What the CFR solvers do at nodes the current iterate reaches with probability 0
@@ -43,8 +51,8 @@ OFF_PATH_HELP: dict[str, str] = {
     "conditional": "values conditional on reaching the node (zero-probability actions count as taken)",
 }
 
-__all__ = ["DEFAULT_OFF_PATH", "OFF_PATH_MODES", "SOLVERS", "SolveResult", "check_iterations", "check_off_path",
-           "solve"]
+__all__ = ["DEFAULT_OFF_PATH", "FP_SOLVERS", "OFF_PATH_MODES", "SEARCH_SOLVERS", "SOLVERS", "SolveResult",
+           "check_average_leaves_off_path", "check_iterations", "check_off_path", "solve"]
 
 
 @dataclass
@@ -69,6 +77,7 @@ class SolveResult:
     optimistic: bool = False
     dcfr: Optional[dict[str, float]] = None
     off_path: str = DEFAULT_OFF_PATH
+    warm_iterations: int = 0
 
     def summary(self) -> dict[str, Any]:
         """JSON-serialisable fields (everything but the policy and the tree)."""
@@ -87,6 +96,8 @@ class SolveResult:
             out["dcfr"] = dict(self.dcfr)
         if self.solver not in ("fp", "lfp"):
             out["off_path"] = self.off_path
+        if self.warm_iterations:
+            out["warm_iterations"] = self.warm_iterations
         return out
 
 
@@ -106,6 +117,13 @@ def check_off_path(off_path: Any) -> str:
     if not isinstance(off_path, str) or off_path not in OFF_PATH_MODES:
         raise ValueError(f"unknown off_path {off_path!r}; choose one of {', '.join(OFF_PATH_MODES)}")
     return off_path
+
+
+def check_average_leaves_off_path(solver: str, off_path: str) -> None:
+    """ValueError if ``solver`` is a CFR-AVG form and ``off_path`` is not ``skip`` (the only
+    mode the average-policy leaves are defined for)."""
+    if solver.startswith("cfr-avg") and off_path != "skip":
+        raise ValueError(f"solver {solver} supports off_path 'skip' only, got {off_path!r}")
 
 
 def _check_solver(solver: str) -> str:
@@ -128,6 +146,8 @@ def solve(
     progress_after: float = AFTER_SECONDS,
     tree: Optional[_core.PublicTree] = None,
     callback: Optional[Callable[[int], None]] = None,
+    warm_start: Optional[np.ndarray] = None,
+    warm_iterations: Optional[int] = None,
 ) -> SolveResult:
     """Runs ``iterations`` half-iterations of ``solver`` on the full game.
 
@@ -135,20 +155,25 @@ def solve(
         game: a :class:`rebel.Game` or a config dict such as ``{"name": "kuhn"}``.
         solver: one of :data:`SOLVERS`.
         iterations: alternating half-steps, counted as in the paper (512 per player for 1024).
-        optimistic: FP variants only: optimistic fictitious play.
+        optimistic: fp and lfp only: optimistic fictitious play (``flop`` is lfp, optimistic).
         dcfr_alpha, dcfr_beta, dcfr_gamma: discounting parameters (``dcfr`` only).
         off_path: CFR solvers only: one of :data:`OFF_PATH_MODES` (see :data:`OFF_PATH_HELP`).
         progress: report progress on stderr if the run lasts longer than ``progress_after`` s
             (a bar on a terminal, a line every 30 s otherwise; see :mod:`rebel.util.progress`).
         tree: the full public tree of ``game`` if already built (saves rebuilding it).
         callback: called with the number of iterations done after every solver chunk.
+        warm_start: a policy in the core's ``(tree.size, num_hands)`` float64 layout to start
+            from, as if each player had made ``warm_iterations`` updates with both playing it
+            (csrc/solvers/warm_start.cc); ``iterations`` more half-steps follow.
+        warm_iterations: the updates per player the warm start counts (default 15, the
+            paper's); only with ``warm_start``.
     """
     if not isinstance(game, Game):
         game = game_from_config(game)
     _check_solver(solver)
     iterations = check_iterations(iterations)
     check_off_path(off_path)
-    if optimistic and solver not in ("fp", "lfp"):
+    if optimistic and solver not in ("fp", "lfp", "flop"):
         raise ValueError(f"optimistic applies to the fictitious-play solvers (fp, lfp), not {solver!r}")
     for name, value in (("dcfr_alpha", dcfr_alpha), ("dcfr_beta", dcfr_beta), ("dcfr_gamma", dcfr_gamma)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -157,8 +182,11 @@ def solve(
         tree = _core.build_tree(game)
     elif tree.history(0) != [] or len(tree.pseudo_leaves) != 0:
         raise ValueError("solve() needs the full game tree")
+    if warm_iterations is not None and warm_start is None:
+        raise ValueError("warm_iterations needs a warm_start policy")
     s = _core.SubgameSolver(game, tree, solver=solver, optimistic=optimistic,
-                            dcfr_alpha=dcfr_alpha, dcfr_beta=dcfr_beta, dcfr_gamma=dcfr_gamma, off_path=off_path)
+                            dcfr_alpha=dcfr_alpha, dcfr_beta=dcfr_beta, dcfr_gamma=dcfr_gamma, off_path=off_path,
+                            warm_start=warm_start, warm_iterations=warm_iterations)
     log.info("solving %s with %s for %d iterations (%d nodes x %d hands)",
              game.description(), solver, iterations, len(tree), game.num_hands)
 
@@ -193,7 +221,8 @@ def solve(
         seconds=seconds,
         policy=policy,
         tree=tree,
-        optimistic=optimistic,
+        optimistic=optimistic or solver == "flop",
         dcfr={"alpha": dcfr_alpha, "beta": dcfr_beta, "gamma": dcfr_gamma} if solver == "dcfr" else None,
         off_path=off_path,
+        warm_iterations=s.warm_iterations,
     )

@@ -139,7 +139,7 @@ def test_exploitability_needs_the_full_tree():
     (["--iters", "-3"], "--iters must be >= 1, got -3"),
     (["solver.iterations=-3"], "--iters must be >= 1, got -3 (solver.iterations)"),
     (["--solver", "cfr++"], "invalid choice: 'cfr++'"),
-    (["solver.name=cfr++"], "--solver must be one of cfr, lcfr, cfr+, dcfr, fp, lfp, got 'cfr++' (solver.name)"),
+    (["solver.name=cfr++"], "--solver must be one of cfr, lcfr, cfr+, dcfr, fp, lfp, flop, got 'cfr++' (solver.name)"),
     (["game.num_sides=3"], "unknown config key 'game.num_sides'"),
     (["--game", "kuhn", "--dice", "2"], "--dice does not apply to kuhn (its parameters: none)"),
     (["--dice", "5", "--faces", "6"], "does not fit in memory"),

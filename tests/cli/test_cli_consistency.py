@@ -89,8 +89,8 @@ def test_eval_ranges_checked_up_front(flag, value, message):
     (["solve", "solver.iterations=0"], "--iters must be >= 1, got 0 (solver.iterations)"),
     (["eval", "search.iterations=0"], "--iters must be >= 1, got 0 (search.iterations)"),
     (["eval", "search.threads=1000"], "--threads must be <= 256, got 1000 (search.threads)"),
-    (["eval", "search.solver=lcfr+"], "--solver must be one of cfr, lcfr, cfr+, dcfr, fp, lfp, got 'lcfr+' "
-                                      "(search.solver)"),
+    (["eval", "search.solver=lcfr+"], "--solver must be one of cfr, lcfr, cfr+, dcfr, fp, lfp, flop, cfr-avg, "
+                                      "cfr-avg-modified, got 'lcfr+' (search.solver)"),
 ])
 def test_config_values_get_the_flags_message_with_their_key(args, message):
     _usage_error(run_cli(*args), message)

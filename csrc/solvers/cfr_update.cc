@@ -40,11 +40,11 @@ REBEL_ALWAYS_INLINE v4d splat4(double x) { return v4d{x, x, x, x}; }
 
 // One child of a node of the updating player, all hands: the regret-matching probability
 // (division by the positive-regret total so a lone positive regret gives exactly 1), the
-// discounted regret, the reach and the discounted average sum. Branch-free but for the
-// loop-invariant test of `fallback`. Where the hand
-// has no positive regret the child gets `uniform`, or fallback[h] when `fallback` is not null
-// (a warm-started solver's start policy, warm_start.cc).
-template <int kHands>
+// discounted regret, the reach and the discounted average sum. Branch-free. Where the hand
+// has no positive regret the child gets `uniform`, or with kFallback fallback[h] (a
+// warm-started solver's start policy, warm_start.cc; a compile-time choice, so the cold
+// solver's loop is unchanged).
+template <int kHands, bool kFallback>
 REBEL_ALWAYS_INLINE void regret_match_child_body(int hands, double uniform, double pos, double neg, double strat,
                                                  const double* __restrict fallback, const double* __restrict total,
                                                  const double* __restrict parent_reach, double* __restrict regret,
@@ -59,7 +59,9 @@ REBEL_ALWAYS_INLINE void regret_match_child_body(int hands, double uniform, doub
     const auto r_pos = r > zero;
     const auto t_pos = t > zero;
     const v4d positive = r_pos ? r : zero;
-    const v4d p = t_pos ? positive / (t_pos ? t : one) : (fallback ? load4(fallback + h) : uniform4);
+    v4d otherwise = uniform4;
+    if constexpr (kFallback) otherwise = load4(fallback + h);
+    const v4d p = t_pos ? positive / (t_pos ? t : one) : otherwise;
     store4(current + h, p);
     store4(regret + h, r * (r_pos ? pos4 : neg4));
     const v4d reached = load4(parent_reach + h) * p;
@@ -69,7 +71,7 @@ REBEL_ALWAYS_INLINE void regret_match_child_body(int hands, double uniform, doub
   for (; h < H; ++h) {
     const double r = regret[h];
     const double positive = r > 0.0 ? r : 0.0;
-    const double p = total[h] > 0.0 ? positive / total[h] : (fallback ? fallback[h] : uniform);
+    const double p = total[h] > 0.0 ? positive / total[h] : (kFallback ? fallback[h] : uniform);
     current[h] = p;
     regret[h] = r * (r > 0.0 ? pos : neg);
     const double reached = parent_reach[h] * p;
@@ -124,8 +126,16 @@ REBEL_SIMD_CLONES void regret_match_child(int H, double uniform, double pos, dou
                                           const double* __restrict parent_reach, double* __restrict regret,
                                           double* __restrict current, double* __restrict reach,
                                           double* __restrict sum) {
-  regret_match_child_body<0>(H, uniform, pos, neg, strat, fallback, total, parent_reach, regret, current, reach,
-                             sum);
+  regret_match_child_body<0, false>(H, uniform, pos, neg, strat, fallback, total, parent_reach, regret, current,
+                                    reach, sum);
+}
+REBEL_SIMD_CLONES void regret_match_child_fallback(int H, double uniform, double pos, double neg, double strat,
+                                                   const double* __restrict fallback, const double* __restrict total,
+                                                   const double* __restrict parent_reach, double* __restrict regret,
+                                                   double* __restrict current, double* __restrict reach,
+                                                   double* __restrict sum) {
+  regret_match_child_body<0, true>(H, uniform, pos, neg, strat, fallback, total, parent_reach, regret, current,
+                                   reach, sum);
 }
 
 REBEL_SIMD_CLONES void backup_node(int H, int num_children, bool own, const double* __restrict factors,
@@ -205,11 +215,21 @@ struct CfrPasses {
         const size_t i = static_cast<size_t>(c) * H;
         const double* fb = fallback ? fallback + i : nullptr;
         if constexpr (kHands > 0) {
-          regret_match_child_body<kHands>(H, uniform, d.pos, d.neg, d.strat, fb, total, rn, regrets + i,
-                                          current + i, reach + i, sum + i);
+          if (fb) {
+            regret_match_child_body<kHands, true>(H, uniform, d.pos, d.neg, d.strat, fb, total, rn, regrets + i,
+                                                  current + i, reach + i, sum + i);
+          } else {
+            regret_match_child_body<kHands, false>(H, uniform, d.pos, d.neg, d.strat, fb, total, rn, regrets + i,
+                                                   current + i, reach + i, sum + i);
+          }
         } else {
-          regret_match_child(H, uniform, d.pos, d.neg, d.strat, fb, total, rn, regrets + i, current + i, reach + i,
-                             sum + i);
+          if (fb) {
+            regret_match_child_fallback(H, uniform, d.pos, d.neg, d.strat, fb, total, rn, regrets + i, current + i,
+                                        reach + i, sum + i);
+          } else {
+            regret_match_child(H, uniform, d.pos, d.neg, d.strat, fb, total, rn, regrets + i, current + i, reach + i,
+                               sum + i);
+          }
         }
       }
     }

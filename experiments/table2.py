@@ -157,7 +157,7 @@ def parse_cells(text: Optional[str], plan: Plan) -> List[str]:
 
 def parse_stronger(text: Optional[str], plan: Plan) -> List[Dict[str, Any]]:
     """--stronger SOLVER:T:DEPTH[,SOLVER:T:DEPTH...] (or 'none'); the plan's when not given."""
-    from rebel.search.solve import SOLVERS
+    from rebel.search.solve import SEARCH_SOLVERS as SOLVERS
 
     if text is None:
         return plan.stronger

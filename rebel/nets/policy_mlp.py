@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Union
 import torch
 
 from rebel.nets.value_mlp import ValueMLP, fill_parameters, parameter_arrays, query_size
-from rebel.nets.weights_io import payload_from_bytes, read_header, weights_from_arrays
+from rebel.nets.weights_io import check_policy_shape, payload_from_bytes, read_header, weights_from_arrays
 from rebel.util.atomic_io import atomic_write_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -115,20 +115,6 @@ def policy_loss(logits: torch.Tensor, targets: torch.Tensor, legal: torch.Tensor
 
 
 # ------------------------------------------------------------------ weights file conversion
-
-
-def check_policy_shape(input_size: int, output_size: int, game: "Game") -> None:
-    """ValueError unless a net of these sizes is a policy net of ``game`` (input
-    ``game.query_size``, output ``num_hands * num_actions``); the message says what it looks like."""
-    q, h, a = int(game.query_size), int(game.num_hands), int(game.num_actions)
-    if input_size == q and output_size == h * a:
-        return
-    if input_size == q and output_size == h:
-        raise ValueError(f"these weights look like a value net of {game.description()} (output {output_size} = "
-                         f"num_hands), not a policy net (output num_hands x num_actions = {h} x {a} = {h * a})")
-    raise ValueError(f"these weights (input {input_size}, output {output_size}) do not fit a policy net of "
-                     f"{game.description()}: it needs input query_size = {q} and output num_hands x num_actions "
-                     f"= {h} x {a} = {h * a}")
 
 
 def policy_weights_to_bytes(model: PolicyMLP) -> bytes:

@@ -8,7 +8,7 @@ import numpy
 import numpy.typing
 import os
 import typing
-__all__: list[str] = ['CHANCE_PLAYER', 'ConvPolicyValueNet', 'DEFAULT_OFF_PATH', 'Game', 'MccfrSolver', 'MctsBatch', 'MlpValueNet', 'MnkBoard', 'MnkSolver', 'NodeKind', 'OFF_PATH_MODES', 'OracleNet', 'Pbs', 'PerfectInfoSearch', 'PerturbedNet', 'PublicTree', 'PythonValueNet', 'SelfPlayGenerator', 'SelfPlayStep', 'SubgameSolver', 'TestTimeSearch', 'ValueNet', 'ZeroNet', 'bayes_update', 'best_response', 'bf16_round', 'build_tree', 'evaluate_matrix_strategies', 'evaluate_mixture_sum', 'expected_value', 'exploitability', 'list_games', 'list_matrix_games', 'make_game', 'matrix_game', 'mlp_bf16_preferred', 'mlp_int16_preferred', 'mlp_supported_bf16_isas', 'mlp_supported_int16_isas', 'mlp_supported_isas', 'mnk_rollout_search', 'mnk_symmetries', 'net_values', 'solve_matrix_game', 'subgame_exploitability', 'uniform_policy', 'validate_policy']
+__all__: list[str] = ['CHANCE_PLAYER', 'ConvPolicyValueNet', 'DEFAULT_OFF_PATH', 'Game', 'MccfrSolver', 'MctsBatch', 'MlpPolicyNet', 'MlpValueNet', 'MnkBoard', 'MnkSolver', 'NodeKind', 'OFF_PATH_MODES', 'OracleNet', 'Pbs', 'PerfectInfoSearch', 'PerturbedNet', 'PolicyNet', 'PublicTree', 'PythonValueNet', 'SelfPlayGenerator', 'SelfPlayStep', 'SubgameSolver', 'TabularPolicyNet', 'TestTimeSearch', 'ValueNet', 'ZeroNet', 'bayes_update', 'best_response', 'bf16_round', 'build_tree', 'evaluate_matrix_strategies', 'evaluate_mixture_sum', 'expected_value', 'exploitability', 'list_games', 'list_matrix_games', 'make_game', 'matrix_game', 'mlp_bf16_preferred', 'mlp_int16_preferred', 'mlp_supported_bf16_isas', 'mlp_supported_int16_isas', 'mlp_supported_isas', 'mnk_rollout_search', 'mnk_symmetries', 'net_values', 'policy_net_policies', 'policy_net_start', 'solve_matrix_game', 'subgame_exploitability', 'uniform_policy', 'validate_policy']
 class Game:
     """
     A two-player zero-sum game with private hands and public actions.
@@ -196,6 +196,14 @@ class ValueNet:
     @property
     def name(self) -> str:
         ...
+class PolicyNet:
+    """
+    Warm-start policy provider (ReBeL's InitializePolicy): per hand of the acting player, a
+    distribution over the legal actions at a PBS (csrc/core/policy_net.h).
+    """
+    @property
+    def name(self) -> str:
+        ...
 class SubgameSolver:
     """
     CFR-family or fictitious-play solver over a public tree from a public belief state.
@@ -321,6 +329,34 @@ class MlpValueNet(ValueNet):
     @property
     def precision(self) -> str:
         ...
+class MlpPolicyNet(PolicyNet):
+    """
+    Native (C++) MLP policy net: the weights of a rebel.nets.value_mlp.ValueMLP(query_size,
+    num_hands * num_actions), same file format as MlpValueNet's, whose outputs are logits laid
+    out [hand][action]; the answer is their softmax over the legal actions (in double; illegal
+    actions exactly 0).
+
+    MlpPolicyNet(game, weights, isa="auto", precision="fp32"): `weights` as for MlpValueNet
+    (a path or bytes). Weights of the wrong sizes (another game's, a value net's) raise
+    ValueError naming them.
+    """
+    def __init__(self, game: Game, weights: str | os.PathLike[str] | bytes | bytearray | memoryview, isa: str = 'auto', precision: str = 'fp32') -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    def set_weights_bytes(self, data: bytes | bytearray | memoryview) -> None:
+        """
+        Replaces the weights with serialized ones (atomic swap).
+        """
+    @property
+    def input_size(self) -> int:
+        ...
+    @property
+    def num_actions(self) -> int:
+        ...
+    @property
+    def output_size(self) -> int:
+        ...
 class ConvPolicyValueNet:
     """
     Native (C++) forward pass of the AlphaZero policy-value net (rebel.alphazero.net.PolicyValueNet),
@@ -424,11 +460,22 @@ class PythonValueNet(ValueNet):
     """
     def __init__(self, game: Game, fn: collections.abc.Callable[..., typing.Any], name: str = 'python') -> None:
         ...
+class TabularPolicyNet(PolicyNet):
+    """
+    A fixed full-game policy as a policy net: answers it at every queried public state, whatever the
+    beliefs (a reference net, e.g. an exact equilibrium). TabularPolicyNet(game, policy): policy float64
+    over the game's full tree, (tree.size, num_hands) or flat, in SubgameSolver.current_policy()'s layout;
+    ValueError unless finite, non-negative and summing to 1 (within 1e-6) at every decision node and hand.
+    """
+    def __init__(self, game: Game, policy: numpy.typing.ArrayLike) -> None:
+        ...
 class TestTimeSearch:
     """
     Full-game policies from depth-limited search at every public state reached (safe search).
+    policy_net, warm_iterations K > 0: every subgame solve is first warm-started from the policy
+    net (policy_net_start) for K updates; mode (b) then draws iteration i with weight K + i/2 + 1.
     """
-    def __init__(self, game: Game, net: ValueNet, solver: str = 'lcfr', depth: typing.SupportsInt | typing.SupportsIndex = 2, iterations: typing.SupportsInt | typing.SupportsIndex = 1024, off_path: str = 'skip') -> None:
+    def __init__(self, game: Game, net: ValueNet, solver: str = 'lcfr', depth: typing.SupportsInt | typing.SupportsIndex = 2, iterations: typing.SupportsInt | typing.SupportsIndex = 1024, off_path: str = 'skip', policy_net: PolicyNet | None = None, warm_iterations: typing.SupportsInt | typing.SupportsIndex = 0) -> None:
         ...
     def average_policy(self, progress: collections.abc.Callable[..., typing.Any] | None = None) -> numpy.typing.NDArray[numpy.float64]:
         """
@@ -458,6 +505,9 @@ class TestTimeSearch:
         ...
     @property
     def off_path(self) -> str:
+        ...
+    @property
+    def warm_iterations(self) -> int:
         ...
 class PerfectInfoSearch:
     """
@@ -543,6 +593,32 @@ class SelfPlayStep:
         Whether the episode ends: the walk reached a terminal, or a PBS no deal of hands fits (next_no_deal).
         """
     @property
+    def policy_count(self) -> int:
+        """
+        Number of D_pi examples (collect_policy).
+        """
+    @property
+    def policy_legal(self) -> numpy.typing.NDArray[numpy.bool]:
+        """
+        bool [policy_count, num_actions]: the actions legal at each D_pi node.
+        """
+    @property
+    def policy_rows(self) -> numpy.typing.NDArray[numpy.float32]:
+        """
+        float32 [policy_count, query_size]: D_pi query rows (row[0] = row[1] = the acting player, beliefs
+        under the final average policy).
+        """
+    @property
+    def policy_targets(self) -> numpy.typing.NDArray[numpy.float32]:
+        """
+        float32 [policy_count, num_hands, num_actions]: the average policy at each D_pi node (0 on illegal actions).
+        """
+    @property
+    def policy_weights(self) -> numpy.typing.NDArray[numpy.float32]:
+        """
+        float32 [policy_count, num_hands]: the acting player's normalised beliefs at each D_pi node.
+        """
+    @property
     def rows(self) -> numpy.typing.NDArray[numpy.float32]:
         """
         float32 [2, query_size]: the root query row of player 0, then of player 1.
@@ -562,13 +638,18 @@ class SelfPlayGenerator:
     epsilon-exploration, and return both players' training examples.
 
     SelfPlayGenerator(game, net=None, solver="lcfr", depth=2, iterations=1024, epsilon=0.25,
-    sampling="linear", full_depth=False, off_path="skip"). sampling: "linear" (iteration i with weight i/2 + 1,
+    sampling="linear", full_depth=False, off_path="skip", policy_net=None, warm_iterations=0,
+    collect_policy=False). sampling: "linear" (iteration i with weight i/2 + 1,
     the paper's) or "uniform". full_depth=True solves the whole game below each root (no net)
     and still walks `depth` actions: its targets are then exact (oracle) values. off_path: how
     the solver treats nodes the current iterate never reaches (as SubgameSolver).
+    policy_net, warm_iterations K > 0: each solve is first warm-started from the policy net for K
+    updates (as TestTimeSearch; the sampled iteration's weights become K + i/2 + 1).
+    collect_policy=True: each step also returns D_pi, the policy net's training data
+    (policy_rows, policy_targets, policy_legal, policy_weights; see csrc/search/selfplay.h).
     Steps release the GIL and may run in several threads at once; cancel() stops them.
     """
-    def __init__(self, game: Game, net: ValueNet | None = None, solver: str = 'lcfr', depth: typing.SupportsInt | typing.SupportsIndex = 2, iterations: typing.SupportsInt | typing.SupportsIndex = 1024, epsilon: typing.SupportsFloat | typing.SupportsIndex = 0.25, sampling: str = 'linear', full_depth: bool = False, off_path: str = 'skip') -> None:
+    def __init__(self, game: Game, net: ValueNet | None = None, solver: str = 'lcfr', depth: typing.SupportsInt | typing.SupportsIndex = 2, iterations: typing.SupportsInt | typing.SupportsIndex = 1024, epsilon: typing.SupportsFloat | typing.SupportsIndex = 0.25, sampling: str = 'linear', full_depth: bool = False, off_path: str = 'skip', policy_net: PolicyNet | None = None, warm_iterations: typing.SupportsInt | typing.SupportsIndex = 0, collect_policy: bool = False) -> None:
         ...
     def cancel(self) -> None:
         """
@@ -591,6 +672,9 @@ class SelfPlayGenerator:
     def cancelled(self) -> bool:
         ...
     @property
+    def collect_policy(self) -> bool:
+        ...
+    @property
     def depth(self) -> int:
         ...
     @property
@@ -598,6 +682,9 @@ class SelfPlayGenerator:
         ...
     @property
     def iterations(self) -> int:
+        ...
+    @property
+    def warm_iterations(self) -> int:
         ...
 class MnkBoard:
     """
@@ -821,6 +908,16 @@ def mnk_symmetries(m: typing.SupportsInt | typing.SupportsIndex, n: typing.Suppo
     """
 def net_values(net: ValueNet, game: Game, histories: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]], queried_player: typing.SupportsInt | typing.SupportsIndex, beliefs0: numpy.typing.ArrayLike, beliefs1: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.float64]:
     ...
+def policy_net_policies(net: PolicyNet, game: Game, histories: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]], beliefs0: numpy.typing.ArrayLike, beliefs1: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.float64]:
+    """
+    float64 [n, num_hands, num_actions]: the net's policy of the player acting at histories[i], with beliefs
+    beliefs0[i], beliefs1[i] (float64 [n, num_hands], normalised here).
+    """
+def policy_net_start(game: Game, tree: PublicTree, beliefs0: numpy.typing.ArrayLike, beliefs1: numpy.typing.ArrayLike, net: PolicyNet) -> numpy.typing.NDArray[numpy.float64]:
+    """
+    The warm-start policy sigma0 of `tree` from `net` (csrc/search/policy_start.h), float64
+    (tree.size, num_hands) in SubgameSolver.current_policy()'s layout.
+    """
 def solve_matrix_game(payoff: numpy.typing.ArrayLike, iterations: typing.SupportsInt | typing.SupportsIndex, algorithm: str = 'rm', linear_avg: bool = False, alternating: bool = False) -> dict:
     """
     Regret matching on a zero-sum matrix game (payoff: float64 [rows, cols], the row player's payoff).

@@ -13,6 +13,7 @@
 #include "nets/activations.h"
 #include "nets/conv_net.h"
 #include "nets/mlp.h"
+#include "nets/policy_nets.h"
 #include "util/cpu_features.h"
 
 namespace rebel_bindings {
@@ -310,6 +311,34 @@ batch runs with the weights it started with.)doc")
         const MlpWeightsPtr w = n.weights();
         return "MlpValueNet(" + n.game_description() + ", layers=" + std::to_string(w->shape().num_layers) +
                ", hidden=" + std::to_string(w->shape().hidden_size) + ", precision=" + w->kernels().precision() + ", isa=" + w->kernels().isa() + ")";
+      });
+
+  py::class_<MlpPolicyNet, PolicyNet, std::shared_ptr<MlpPolicyNet>>(m, "MlpPolicyNet", R"doc(
+Native (C++) MLP policy net: the weights of a rebel.nets.value_mlp.ValueMLP(query_size,
+num_hands * num_actions), same file format as MlpValueNet's, whose outputs are logits laid
+out [hand][action]; the answer is their softmax over the legal actions (in double; illegal
+actions exactly 0).
+
+MlpPolicyNet(game, weights, isa="auto", precision="fp32"): `weights` as for MlpValueNet
+(a path or bytes). Weights of the wrong sizes (another game's, a value net's) raise
+ValueError naming them.)doc")
+      .def(py::init([](const std::shared_ptr<Game>& game, const py::object& weights, const std::string& isa,
+                       const std::string& precision) {
+             require(game, "game");
+             return std::make_shared<MlpPolicyNet>(game, weights_from_source(weights, mlp_kernels(precision, isa)));
+           }),
+           py::arg("game"), py::arg("weights"), py::arg("isa") = "auto", py::arg("precision") = "fp32")
+      .def("set_weights_bytes", [](MlpPolicyNet& net, const py::object& data) {
+        net.set_weights(weights_from_bytes(data, net.weights()->kernels()));
+      }, py::arg("data"), "Replaces the weights with serialized ones (atomic swap).")
+      .def_property_readonly("input_size", &MlpPolicyNet::input_size)
+      .def_property_readonly("output_size", &MlpPolicyNet::output_size)
+      .def_property_readonly("num_actions", &MlpPolicyNet::num_actions)
+      .def("__repr__", [](const MlpPolicyNet& n) {
+        const MlpWeightsPtr w = n.weights();
+        return "MlpPolicyNet(" + n.game().description() + ", layers=" + std::to_string(w->shape().num_layers) +
+               ", hidden=" + std::to_string(w->shape().hidden_size) + ", precision=" + w->kernels().precision() +
+               ", isa=" + w->kernels().isa() + ")";
       });
 
   py::class_<ConvPolicyValueNet, std::shared_ptr<ConvPolicyValueNet>>(m, "ConvPolicyValueNet", R"doc(

@@ -9,9 +9,11 @@
 
 #include "bindings/common.h"
 #include "core/tree_ops.h"
+#include "nets/policy_nets.h"
 #include "nets/reference_nets.h"
 #include "search/pbs.h"
 #include "search/perfect_info.h"
+#include "search/policy_start.h"
 #include "search/test_time_search.h"
 
 namespace rebel_bindings {
@@ -73,12 +75,21 @@ SolverParams solver_params(const std::string& solver, const std::string& off_pat
 
 const std::string kDefaultOffPath = off_path_name(SolverParams{}.off_path);
 
-SearchParams search_params(const std::string& solver, const std::string& off_path, int depth, int iterations) {
+SearchParams search_params(const std::string& solver, const std::string& off_path, int depth, int iterations,
+                           int warm_iterations = 0) {
   SearchParams params;
   params.solver = solver_params(solver, off_path);
   params.depth = depth;
   params.iterations = iterations;
+  params.warm_iterations = warm_iterations;
   return params;
+}
+
+// A policy over `tree` from Python: float64, (tree.size, num_hands) or flat.
+std::vector<double> policy_from_py(const py::object& policy, const PublicTree& tree, int H, const std::string& what) {
+  const bool flat = py::isinstance<py::array>(policy) && py::reinterpret_borrow<py::array>(policy).ndim() == 1;
+  if (flat) return to_double_vector(policy, {static_cast<py::ssize_t>(tree.size()) * H}, what);
+  return to_double_vector(policy, {tree.size(), H}, what);
 }
 
 py::dict evaluation_to_dict(const SampledEvaluation& e, int rows, int H) {
@@ -172,17 +183,92 @@ void bind_search(py::module_& m) {
     return to_array_2d(out, B, H);
   }, py::arg("net"), py::arg("game"), py::arg("histories"), py::arg("queried_player"), py::arg("beliefs0"), py::arg("beliefs1"));
 
+  py::class_<TabularPolicyNet, PolicyNet, std::shared_ptr<TabularPolicyNet>>(m, "TabularPolicyNet",
+      "A fixed full-game policy as a policy net: answers it at every queried public state, whatever the\n"
+      "beliefs (a reference net, e.g. an exact equilibrium). TabularPolicyNet(game, policy): policy float64\n"
+      "over the game's full tree, (tree.size, num_hands) or flat, in SubgameSolver.current_policy()'s layout;\n"
+      "ValueError unless finite, non-negative and summing to 1 (within 1e-6) at every decision node and hand.")
+      .def(py::init([](const std::shared_ptr<Game>& game, const py::object& policy) {
+             const Game& g = require(game, "game");
+             auto tree = std::make_shared<const PublicTree>(build_tree(g, {}, -1));
+             std::vector<double> p = policy_from_py(policy, *tree, g.num_hands(), "policy");
+             return std::make_shared<TabularPolicyNet>(game, tree, std::move(p));
+           }),
+           py::arg("game"), py::arg("policy"));
+
+  m.def("policy_net_policies", [](const std::shared_ptr<PolicyNet>& net, const std::shared_ptr<Game>& game,
+                                  const std::vector<History>& histories, const py::object& beliefs0,
+                                  const py::object& beliefs1) {
+    // Queries `net` at the PBSs (histories[i], beliefs0[i], beliefs1[i]); for tests and tools.
+    require(net, "net");
+    PolicyNet& pn = *net;
+    const Game& g = require(game, "game");
+    const int H = g.num_hands(), A = g.num_actions(), row = query_size(g);
+    const py::ssize_t B = static_cast<py::ssize_t>(histories.size());
+    const std::vector<double> b0 = to_double_vector(beliefs0, {B, H}, "beliefs0");
+    const std::vector<double> b1 = to_double_vector(beliefs1, {B, H}, "beliefs1");
+    std::vector<float> rows(static_cast<size_t>(B) * row, 0.0f);
+    PolicyQueryBatch batch;
+    batch.size = static_cast<int>(B);
+    batch.row_size = row;
+    for (py::ssize_t i = 0; i < B; ++i) {
+      const History& h = histories[i];
+      if (g.is_terminal(h) || g.player_to_act(h) == kChancePlayer) {
+        throw py::value_error("policy_net_policies needs histories where a player acts (history " +
+                              std::to_string(i) + " is not one)");
+      }
+      const auto n0 = checked_beliefs(std::vector<double>(&b0[i * H], &b0[i * H] + H), H, "beliefs0");
+      const auto n1 = checked_beliefs(std::vector<double>(&b1[i * H], &b1[i * H] + H), H, "beliefs1");
+      const int actor = g.player_to_act(h);
+      write_query_row(g, h, actor, actor, n0.data(), n1.data(), &rows[static_cast<size_t>(i) * row]);
+      batch.histories.push_back(&h);
+    }
+    batch.rows = rows.data();
+    py::array_t<double> out({B, static_cast<py::ssize_t>(H), static_cast<py::ssize_t>(A)});
+    double* dst = out.mutable_data();
+    {
+      py::gil_scoped_release release;
+      pn.compute_policies(batch, dst);
+    }
+    return out;
+  }, py::arg("net"), py::arg("game"), py::arg("histories"), py::arg("beliefs0"), py::arg("beliefs1"),
+     "float64 [n, num_hands, num_actions]: the net's policy of the player acting at histories[i], with beliefs\n"
+     "beliefs0[i], beliefs1[i] (float64 [n, num_hands], normalised here).");
+
+  m.def("policy_net_start", [](const std::shared_ptr<Game>& game, const std::shared_ptr<PublicTree>& tree,
+                               const py::object& beliefs0, const py::object& beliefs1,
+                               const std::shared_ptr<PolicyNet>& net) {
+    const Game& g = require(game, "game");
+    const PublicTree& t = require(tree, "tree");
+    require(net, "net");
+    PolicyNet& pn = *net;
+    const py::ssize_t H = g.num_hands();
+    const Beliefs b{to_double_vector(beliefs0, {H}, "beliefs0"), to_double_vector(beliefs1, {H}, "beliefs1")};
+    std::vector<double> sigma0;
+    {
+      py::gil_scoped_release release;
+      sigma0 = policy_net_start(g, t, b, pn);
+    }
+    return to_array_2d(sigma0, t.size(), H);
+  }, py::arg("game"), py::arg("tree"), py::arg("beliefs0"), py::arg("beliefs1"), py::arg("net"),
+     "The warm-start policy sigma0 of `tree` from `net` (csrc/search/policy_start.h), float64\n"
+     "(tree.size, num_hands) in SubgameSolver.current_policy()'s layout.");
+
   py::class_<TestTimeSearch, std::shared_ptr<TestTimeSearch>>(m, "TestTimeSearch",
-      "Full-game policies from depth-limited search at every public state reached (safe search).")
+      "Full-game policies from depth-limited search at every public state reached (safe search).\n"
+      "policy_net, warm_iterations K > 0: every subgame solve is first warm-started from the policy\n"
+      "net (policy_net_start) for K updates; mode (b) then draws iteration i with weight K + i/2 + 1.")
       .def(py::init([](const std::shared_ptr<Game>& game, std::shared_ptr<ValueNet> net, const std::string& solver,
-                       int depth, int iterations, const std::string& off_path) {
+                       int depth, int iterations, const std::string& off_path, std::shared_ptr<PolicyNet> policy_net,
+                       int warm_iterations) {
              require(game, "game");
-             const SearchParams params = search_params(solver, off_path, depth, iterations);
+             const SearchParams params = search_params(solver, off_path, depth, iterations, warm_iterations);
              py::gil_scoped_release release;
-             return std::make_shared<TestTimeSearch>(game, params, net);
+             return std::make_shared<TestTimeSearch>(game, params, net, policy_net);
            }),
            py::arg("game"), py::arg("net"), py::arg("solver") = "lcfr", py::arg("depth") = 2, py::arg("iterations") = 1024,
-           py::arg("off_path") = kDefaultOffPath)
+           py::arg("off_path") = kDefaultOffPath, py::arg("policy_net") = nullptr, py::arg("warm_iterations") = 0)
+      .def_property_readonly("warm_iterations", [](const TestTimeSearch& s) { return s.params().warm_iterations; })
       .def_property_readonly("off_path", [](const TestTimeSearch& s) { return off_path_name(s.params().solver.off_path); })
       .def_property_readonly("full_tree", [](const TestTimeSearch& s) { return std::const_pointer_cast<PublicTree>(s.full_tree_ptr()); })
       .def_property_readonly("num_search_roots", &TestTimeSearch::num_search_roots)

@@ -54,6 +54,30 @@ void bind_selfplay(py::module_& m) {
         if (s.next_terminal) return py::none();
         return py::make_tuple(to_array_1d(s.next_beliefs[0]), to_array_1d(s.next_beliefs[1]));
       }, "(beliefs0, beliefs1) of the next root, normalised; None when the episode ends (next_terminal).")
+      .def_readonly("policy_count", &SelfPlayStep::policy_count, "Number of D_pi examples (collect_policy).")
+      .def_property_readonly("policy_rows", [](const SelfPlayStep& s) {
+        const py::ssize_t row = static_cast<py::ssize_t>(s.rows.size() / 2);
+        return float_matrix(s.policy_rows, s.policy_count, row);
+      }, "float32 [policy_count, query_size]: D_pi query rows (row[0] = row[1] = the acting player, beliefs\n"
+         "under the final average policy).")
+      .def_property_readonly("policy_targets", [](const SelfPlayStep& s) {
+        const py::ssize_t H = static_cast<py::ssize_t>(s.targets.size() / 2);
+        const py::ssize_t A = s.num_actions;
+        py::array_t<float> out({static_cast<py::ssize_t>(s.policy_count), H, A});
+        std::copy(s.policy_targets.begin(), s.policy_targets.end(), out.mutable_data());
+        return out;
+      }, "float32 [policy_count, num_hands, num_actions]: the average policy at each D_pi node (0 on illegal actions).")
+      .def_property_readonly("policy_legal", [](const SelfPlayStep& s) {
+        const py::ssize_t A = s.num_actions;
+        py::array_t<bool> out({static_cast<py::ssize_t>(s.policy_count), A});
+        bool* dst = out.mutable_data();
+        for (size_t i = 0; i < s.policy_legal.size(); ++i) dst[i] = s.policy_legal[i] != 0;
+        return out;
+      }, "bool [policy_count, num_actions]: the actions legal at each D_pi node.")
+      .def_property_readonly("policy_weights", [](const SelfPlayStep& s) {
+        const py::ssize_t H = static_cast<py::ssize_t>(s.targets.size() / 2);
+        return float_matrix(s.policy_weights, s.policy_count, H);
+      }, "float32 [policy_count, num_hands]: the acting player's normalised beliefs at each D_pi node.")
       .def_property_readonly("iterate", [](const SelfPlayStep& s) -> py::object {
         if (s.iterate.empty()) return py::none();
         const py::ssize_t H = static_cast<py::ssize_t>(s.targets.size() / 2);
@@ -66,14 +90,20 @@ CFR-D (or FP) for `iterations` half-steps, sample the next root at a random iter
 epsilon-exploration, and return both players' training examples.
 
 SelfPlayGenerator(game, net=None, solver="lcfr", depth=2, iterations=1024, epsilon=0.25,
-sampling="linear", full_depth=False, off_path="skip"). sampling: "linear" (iteration i with weight i/2 + 1,
+sampling="linear", full_depth=False, off_path="skip", policy_net=None, warm_iterations=0,
+collect_policy=False). sampling: "linear" (iteration i with weight i/2 + 1,
 the paper's) or "uniform". full_depth=True solves the whole game below each root (no net)
 and still walks `depth` actions: its targets are then exact (oracle) values. off_path: how
 the solver treats nodes the current iterate never reaches (as SubgameSolver).
+policy_net, warm_iterations K > 0: each solve is first warm-started from the policy net for K
+updates (as TestTimeSearch; the sampled iteration's weights become K + i/2 + 1).
+collect_policy=True: each step also returns D_pi, the policy net's training data
+(policy_rows, policy_targets, policy_legal, policy_weights; see csrc/search/selfplay.h).
 Steps release the GIL and may run in several threads at once; cancel() stops them.)doc")
       .def(py::init([](const std::shared_ptr<Game>& game, std::shared_ptr<ValueNet> net, const std::string& solver,
                        int depth, int iterations, double epsilon, const std::string& sampling, bool full_depth,
-                       const std::string& off_path) {
+                       const std::string& off_path, std::shared_ptr<PolicyNet> policy_net, int warm_iterations,
+                       bool collect_policy) {
              require(game, "game");
              SelfPlayParams params;
              params.solver = parse_solver(solver);
@@ -85,13 +115,16 @@ Steps release the GIL and may run in several threads at once; cancel() stops the
              else if (sampling == "uniform") params.sampling = IterationSampling::kUniform;
              else throw py::value_error("sampling must be 'linear' or 'uniform', got '" + sampling + "'");
              params.full_depth_solve = full_depth;
+             params.warm_iterations = warm_iterations;
+             params.collect_policy = collect_policy;
              PySelfPlayGenerator g;
-             g.generator = std::make_shared<SelfPlayGenerator>(game, params, full_depth ? nullptr : net);
+             g.generator = std::make_shared<SelfPlayGenerator>(game, params, full_depth ? nullptr : net, policy_net);
              return g;
            }),
            py::arg("game"), py::arg("net") = nullptr, py::arg("solver") = "lcfr", py::arg("depth") = 2,
            py::arg("iterations") = 1024, py::arg("epsilon") = 0.25, py::arg("sampling") = "linear",
-           py::arg("full_depth") = false, py::arg("off_path") = off_path_name(SolverParams{}.off_path))
+           py::arg("full_depth") = false, py::arg("off_path") = off_path_name(SolverParams{}.off_path),
+           py::arg("policy_net") = nullptr, py::arg("warm_iterations") = 0, py::arg("collect_policy") = false)
       .def("step", [](const PySelfPlayGenerator& g, const History& history, const py::object& beliefs0,
                       const py::object& beliefs1, uint64_t seed, int iteration, bool keep_iterate) {
         const Game& game = g.generator->game();
@@ -124,7 +157,11 @@ Steps release the GIL and may run in several threads at once; cancel() stops the
       .def_property_readonly("cancelled", [](const PySelfPlayGenerator& g) { return g.cancel->load(); })
       .def_property_readonly("depth", [](const PySelfPlayGenerator& g) { return g.generator->params().depth; })
       .def_property_readonly("iterations", [](const PySelfPlayGenerator& g) { return g.generator->params().iterations; })
-      .def_property_readonly("epsilon", [](const PySelfPlayGenerator& g) { return g.generator->params().epsilon; });
+      .def_property_readonly("epsilon", [](const PySelfPlayGenerator& g) { return g.generator->params().epsilon; })
+      .def_property_readonly("warm_iterations",
+                             [](const PySelfPlayGenerator& g) { return g.generator->params().warm_iterations; })
+      .def_property_readonly("collect_policy",
+                             [](const PySelfPlayGenerator& g) { return g.generator->params().collect_policy; });
 }
 
 }  // namespace rebel_bindings

@@ -10,6 +10,7 @@
 #include "bindings/common.h"
 #include "core/best_response.h"
 #include "core/tree_ops.h"
+#include "core/policy_net.h"
 #include "core/value_net.h"
 #include "search/test_time_search.h"
 #include "solvers/subgame_solver.h"
@@ -64,6 +65,10 @@ void bind_solvers(py::module_& m) {
 
   py::class_<ValueNet, std::shared_ptr<ValueNet>>(m, "ValueNet", "Leaf value provider for depth-limited subgames.")
       .def_property_readonly("name", &ValueNet::name);
+  py::class_<PolicyNet, std::shared_ptr<PolicyNet>>(m, "PolicyNet",
+      "Warm-start policy provider (ReBeL's InitializePolicy): per hand of the acting player, a\n"
+      "distribution over the legal actions at a PBS (csrc/core/policy_net.h).")
+      .def_property_readonly("name", &PolicyNet::name);
 
   py::class_<SubgameSolver, std::shared_ptr<SubgameSolver>>(m, "SubgameSolver",
       "CFR-family or fictitious-play solver over a public tree from a public belief state.")

@@ -77,6 +77,9 @@ PerfectInfoSearch::PerfectInfoSearch(GamePtr game, SearchParams params, ValueNet
     : game_(std::move(game)), params_(params), net_(std::move(net)) {
   if (!game_) throw std::invalid_argument("game is null");
   check_perfect_information(*game_);
+  if (params_.warm_iterations != 0) {
+    throw std::invalid_argument("PerfectInfoSearch has no policy-net warm start (warm_iterations must be 0)");
+  }
   if (params_.depth < 1) throw std::invalid_argument("search depth must be >= 1, got " + std::to_string(params_.depth));
   if (params_.iterations < 1) {
     throw std::invalid_argument("search iterations must be >= 1, got " + std::to_string(params_.iterations));

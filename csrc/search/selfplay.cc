@@ -1,5 +1,7 @@
 #include "search/selfplay.h"
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <random>
 #include <stdexcept>
@@ -7,6 +9,7 @@
 
 #include "core/tree_ops.h"
 #include "search/pbs.h"
+#include "search/policy_start.h"
 
 namespace rebel {
 
@@ -60,11 +63,47 @@ class TimedNet final : public ValueNet {
   ValueNetPtr net_;
 };
 
+// D_pi of a finished solve (definition in selfplay.h): the average policy `average` at every
+// decision node of `tree` whose PBS under it (from the normalised root beliefs) is possible.
+void collect_policy_examples(const Game& game, const PublicTree& tree, const Beliefs& root,
+                             const std::vector<double>& average, SelfPlayStep* out) {
+  const int H = game.num_hands(), A = game.num_actions(), row = query_size(game);
+  std::array<std::vector<double>, 2> reach;
+  for (int p = 0; p < 2; ++p) compute_reach(tree, H, average, p, root[p].data(), &reach[p]);
+  Beliefs beliefs{std::vector<double>(H), std::vector<double>(H)};
+  for (int n : tree.decision_nodes) {
+    bool reached = true;
+    for (int p = 0; p < 2; ++p) {
+      const double* r = &reach[p][static_cast<size_t>(n) * H];
+      double mass = 0.0;
+      for (int h = 0; h < H; ++h) mass += r[h];
+      reached = reached && mass > 0.0;
+      if (reached) normalize_beliefs(r, H, beliefs[p].data());
+    }
+    if (!reached || !admits_a_deal(game, beliefs)) continue;
+    const int actor = tree.player[n];
+    const size_t k = static_cast<size_t>(out->policy_count++);
+    out->policy_rows.resize((k + 1) * row, 0.0f);
+    out->policy_targets.resize((k + 1) * H * A, 0.0f);
+    out->policy_weights.resize((k + 1) * H, 0.0f);
+    out->policy_legal.resize((k + 1) * A, 0);
+    write_query_row(game, tree.history[n], actor, actor, beliefs[0].data(), beliefs[1].data(), &out->policy_rows[k * row]);
+    float* target = &out->policy_targets[k * H * A];
+    for (int c = tree.first_child[n]; c < tree.first_child[n] + tree.num_children[n]; ++c) {
+      out->policy_legal[k * A + tree.action[c]] = 1;
+      for (int h = 0; h < H; ++h) target[h * A + tree.action[c]] = static_cast<float>(average[static_cast<size_t>(c) * H + h]);
+    }
+    for (int h = 0; h < H; ++h) out->policy_weights[k * H + h] = static_cast<float>(beliefs[actor][h]);
+  }
+}
+
 }  // namespace
 
-SelfPlayGenerator::SelfPlayGenerator(GamePtr game, SelfPlayParams params, ValueNetPtr net)
-    : game_(std::move(game)), params_(params), net_(std::move(net)) {
+SelfPlayGenerator::SelfPlayGenerator(GamePtr game, SelfPlayParams params, ValueNetPtr net, PolicyNetPtr policy_net)
+    : game_(std::move(game)), params_(params), net_(std::move(net)), policy_net_(std::move(policy_net)) {
   if (!game_) throw std::invalid_argument("SelfPlayGenerator: a game is required");
+  check_search_warm_start(params_.solver, params_.warm_iterations, policy_net_ != nullptr);
+  if (params_.warm_iterations == 0) policy_net_ = nullptr;  // ignored: the cold start
   if (params_.depth < 1) throw std::invalid_argument("self-play depth must be >= 1, got " + std::to_string(params_.depth));
   if (params_.iterations < 2) {  // both players must update once for both targets to exist
     throw std::invalid_argument("self-play iterations must be >= 2, got " + std::to_string(params_.iterations));
@@ -78,7 +117,8 @@ SelfPlayGenerator::SelfPlayGenerator(GamePtr game, SelfPlayParams params, ValueN
 }
 
 int SelfPlayGenerator::sample_iteration(double u) const {
-  return sample_even_iteration(params_.iterations, u, params_.sampling == IterationSampling::kLinear);
+  return sample_even_iteration(params_.iterations, u, params_.sampling == IterationSampling::kLinear,
+                               params_.warm_iterations);
 }
 
 std::shared_ptr<const PublicTree> SelfPlayGenerator::subgame(const History& history) const {
@@ -109,10 +149,14 @@ SelfPlayStep SelfPlayGenerator::step(const History& history, const Beliefs& beli
   const PublicTree& tree = *tree_ptr;
   auto timed = params_.full_depth_solve ? nullptr : std::make_shared<TimedNet>(net_);
   SubgameSolver solver(game_, tree_ptr, beliefs, params_.solver, timed);
+  if (policy_net_) {
+    solver.warm_start(policy_net_start(game, tree, solver.root_reach(), *policy_net_), params_.warm_iterations);
+  }
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
 
   SelfPlayStep out;
+  out.num_actions = game.num_actions();
   const double u_iteration = uniform(rng);
   out.sampled_iteration = forced_iteration >= 0 ? forced_iteration : sample_iteration(u_iteration);
   out.exploring_player = uniform(rng) < 0.5 ? 0 : 1;
@@ -203,6 +247,7 @@ SelfPlayStep SelfPlayGenerator::step(const History& history, const Beliefs& beli
     const std::vector<double>& values = solver.root_values(q);
     for (int h = 0; h < H; ++h) out.targets[static_cast<size_t>(q) * H + h] = static_cast<float>(values[h]);
   }
+  if (params_.collect_policy) collect_policy_examples(game, tree, root, solver.average_policy(), &out);
   if (timed) out.net_seconds = timed->seconds;
   return out;
 }

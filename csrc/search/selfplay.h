@@ -17,6 +17,18 @@
 //     both beliefs take its chance factors, and the next root is the state after the deal.
 // The remaining iterations then finish, and the linearly averaged root values of both
 // players are the two training examples of the step.
+//
+// Policy net (Algorithm 1's InitializePolicy): with warm_iterations K > 0 the solver is
+// first warm-started from policy_net_start(...) for K updates, exactly as at test time
+// (the sampled iteration's weights become K + i/2 + 1). With collect_policy the step also
+// emits D_pi, the policy net's training data: one example per decision node n of the
+// subgame (not pseudo-leaves, terminals or chance nodes) whose PBS under the final AVERAGE
+// policy gives both players positive mass (and, with card removal, admits a deal):
+//   row:    the query row of core/policy_net.h at n (row[0] = row[1] = the actor), beliefs
+//           both players' normalised reaches under the average policy from the root beliefs;
+//   target: the average policy at n for every hand of the actor, [H][A], 0 on illegal actions;
+//   legal:  [A], 1 on the actions legal at n;
+//   weight: [H], the actor's normalised beliefs at n.
 #pragma once
 
 #include <array>
@@ -26,6 +38,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/policy_net.h"
 #include "core/tree.h"
 #include "core/value_net.h"
 #include "search/test_time_search.h"
@@ -47,6 +60,8 @@ struct SelfPlayParams {
   // Solve the whole game below each root (no pseudo-leaves, no net) but still walk only
   // `depth` actions: the labels are then the exact oracle values of the visited PBSs.
   bool full_depth_solve = false;
+  int warm_iterations = 0;      // K: the policy net's warm start, as SearchParams::warm_iterations
+  bool collect_policy = false;  // emit D_pi (SelfPlayStep::policy_*)
 };
 
 struct SelfPlayStep {
@@ -62,11 +77,20 @@ struct SelfPlayStep {
   Beliefs next_beliefs;        // normalised; empty when next_terminal
   std::vector<double> iterate;  // iterate t's policy over the subgame (only if asked)
   double net_seconds = 0.0;    // wall time inside the value net during this step
+  // D_pi (collect_policy; definition above), policy_count examples of A = num_actions:
+  std::vector<float> policy_rows;     // [count][query_size]
+  std::vector<float> policy_targets;  // [count][H][A]
+  std::vector<float> policy_weights;  // [count][H]
+  std::vector<uint8_t> policy_legal;  // [count][A], 0 or 1
+  int policy_count = 0;
+  int num_actions = 0;  // the game's A (the shape of the policy_* arrays)
 };
 
 class SelfPlayGenerator {
  public:
-  SelfPlayGenerator(GamePtr game, SelfPlayParams params, ValueNetPtr net);
+  // Refuses warm_iterations > 0 without a policy net or with a solver that has no warm
+  // start (as TestTimeSearch); a policy net with K == 0 is ignored.
+  SelfPlayGenerator(GamePtr game, SelfPlayParams params, ValueNetPtr net, PolicyNetPtr policy_net = nullptr);
 
   // One self-play step from the PBS (history, beliefs); all randomness comes from `seed`.
   // `forced_iteration` >= 0 replaces the sampled iteration (tests). Thread-safe.
@@ -86,6 +110,7 @@ class SelfPlayGenerator {
   GamePtr game_;
   SelfPlayParams params_;
   ValueNetPtr net_;
+  PolicyNetPtr policy_net_;
   mutable std::mutex cache_mutex_;
   mutable std::map<History, std::shared_ptr<const PublicTree>> cache_;
 };

@@ -12,6 +12,7 @@
 #include "core/best_response.h"
 #include "core/tree_ops.h"
 #include "search/pbs.h"
+#include "search/policy_start.h"
 
 namespace rebel {
 
@@ -22,8 +23,22 @@ uint64_t mix_seed(uint64_t seed, uint64_t index) {
   return z ^ (z >> 31);
 }
 
-TestTimeSearch::TestTimeSearch(GamePtr game, SearchParams params, ValueNetPtr net)
-    : game_(std::move(game)), params_(params), net_(std::move(net)) {
+void check_search_warm_start(const SolverParams& solver, int warm_iterations, bool has_policy_net) {
+  if (warm_iterations < 0) {
+    throw std::invalid_argument("warm_iterations must be >= 0, got " + std::to_string(warm_iterations));
+  }
+  if (warm_iterations == 0) return;
+  if (!has_policy_net) {
+    throw std::invalid_argument("warm_iterations = " + std::to_string(warm_iterations) +
+                                " needs a policy net (the warm start's sigma0)");
+  }
+  check_warm_start_params(solver, warm_iterations);
+}
+
+TestTimeSearch::TestTimeSearch(GamePtr game, SearchParams params, ValueNetPtr net, PolicyNetPtr policy_net)
+    : game_(std::move(game)), params_(params), net_(std::move(net)), policy_net_(std::move(policy_net)) {
+  check_search_warm_start(params_.solver, params_.warm_iterations, policy_net_ != nullptr);
+  if (params_.warm_iterations == 0) policy_net_ = nullptr;  // ignored: the cold search
   if (params_.depth < 1) throw std::invalid_argument("search depth must be >= 1, got " + std::to_string(params_.depth));
   if (params_.iterations < 1) throw std::invalid_argument("search iterations must be >= 1, got " + std::to_string(params_.iterations));
   full_tree_ = std::make_shared<const PublicTree>(build_tree(*game_, {}, -1));
@@ -74,22 +89,35 @@ int TestTimeSearch::num_search_roots() const {
   return count;
 }
 
-int sample_even_iteration(int iterations, double u, bool linear) {
+int sample_even_iteration(int iterations, double u, bool linear, int offset) {
   const int m_count = (iterations + 1) / 2;  // even half-steps 0, 2, ..., < T
   if (!linear) {
     const int m = static_cast<int>(u * m_count);
     return 2 * (m < m_count ? m : m_count - 1);
   }
-  const double target = u * 0.5 * m_count * (m_count + 1.0);  // weights m + 1
+  // Weights offset + m + 1; offset 0 keeps the original expression (bit for bit).
+  const double target = offset == 0 ? u * 0.5 * m_count * (m_count + 1.0)
+                                    : u * (0.5 * m_count * (m_count + 1.0) + static_cast<double>(offset) * m_count);
   double cumulative = 0.0;
   for (int m = 0; m < m_count; ++m) {
-    cumulative += m + 1.0;
+    cumulative += (offset + m) + 1.0;
     if (target < cumulative) return 2 * m;
   }
   return 2 * (m_count - 1);
 }
 
-int TestTimeSearch::sample_iteration(double u) const { return sample_even_iteration(params_.iterations, u); }
+int TestTimeSearch::sample_iteration(double u) const {
+  return sample_even_iteration(params_.iterations, u, true, params_.warm_iterations);
+}
+
+SubgameSolver TestTimeSearch::make_solver(std::shared_ptr<const PublicTree> tree, const Beliefs& beliefs) const {
+  SubgameSolver solver(game_, std::move(tree), beliefs, params_.solver, net_);
+  if (policy_net_) {
+    solver.warm_start(policy_net_start(*game_, solver.tree(), solver.root_reach(), *policy_net_),
+                      params_.warm_iterations);
+  }
+  return solver;
+}
 
 template <class Rng>
 void TestTimeSearch::search(int full_node, const Beliefs& beliefs, SearchMode mode, Rng* rng,
@@ -99,7 +127,7 @@ void TestTimeSearch::search(int full_node, const Beliefs& beliefs, SearchMode mo
   const Subgame& sg = *subgames_.at(full_node);
   const PublicTree& t = *sg.tree;
   const int H = game_->num_hands();
-  SubgameSolver solver(game_, sg.tree, beliefs, params_.solver, net_);
+  SubgameSolver solver = make_solver(sg.tree, beliefs);
   int steps = params_.iterations;
   if (mode == SearchMode::kSampled) {
     steps = sample_iteration(std::uniform_real_distribution<double>(0.0, 1.0)(*rng));
@@ -158,7 +186,7 @@ const TestTimeSearch::RootIterate& TestTimeSearch::root_iterate(int iteration, c
   std::lock_guard<std::mutex> lock(root_mutex_);
   if (root_iterates_.empty()) {
     const Subgame& sg = *subgames_.at(0);
-    SubgameSolver solver(game_, sg.tree, {game_->hand_prior(), game_->hand_prior()}, params_.solver, net_);
+    SubgameSolver solver = make_solver(sg.tree, {game_->hand_prior(), game_->hand_prior()});
     std::vector<RootIterate> iterates;
     iterates.reserve((params_.iterations + 1) / 2);
     for (int i = 0; i < params_.iterations; ++i) {

@@ -8,6 +8,10 @@
 //   (b) kSampled: the paper's mode: each subgame stops at a random iteration (linear
 //       weights: even i < T with weight i/2 + 1, as both players then have i/2
 //       updates) and that iterate is played and used to propagate beliefs.
+// Warm start (warm_iterations K > 0, with a policy net): each subgame solve first calls
+// SubgameSolver::warm_start(policy_net_start(...), K) (search/policy_start.h), then runs
+// the usual `iterations` half-steps T. Mode (b) then stops after even i < T half-steps with
+// weight K + i/2 + 1, the linear weight the warm-started solver gives that iterate.
 #pragma once
 
 #include <array>
@@ -18,6 +22,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/policy_net.h"
 #include "core/tree.h"
 #include "core/value_net.h"
 #include "solvers/subgame_solver.h"
@@ -34,6 +39,7 @@ struct SearchParams {
   SolverParams solver;
   int depth = 2;          // events below each search root (a subgame also ends at a public deal)
   int iterations = 1024;  // half-iterations per subgame
+  int warm_iterations = 0;  // K: updates of each player the policy net's warm start counts as
 };
 
 enum class SearchMode { kAverage, kSampled };
@@ -41,7 +47,10 @@ enum class SearchMode { kAverage, kSampled };
 class TestTimeSearch {
  public:
   // Builds (once) the subgame trees of every public state where a search can start.
-  TestTimeSearch(GamePtr game, SearchParams params, ValueNetPtr net);
+  // Throws std::invalid_argument when warm_iterations > 0 cannot be served: no policy net,
+  // K out of range, or a solver without a warm start (check_warm_start_params). A policy
+  // net with K == 0 is ignored.
+  TestTimeSearch(GamePtr game, SearchParams params, ValueNetPtr net, PolicyNetPtr policy_net = nullptr);
 
   const Game& game() const { return *game_; }
   const PublicTree& full_tree() const { return *full_tree_; }
@@ -59,6 +68,9 @@ class TestTimeSearch {
 
   // Draws the stopping iteration of mode (b) from a uniform number in [0, 1).
   int sample_iteration(double uniform01) const;
+
+  // A fresh solver of the subgame `tree` at root PBS `beliefs`, warm-started when K > 0.
+  SubgameSolver make_solver(std::shared_ptr<const PublicTree> tree, const Beliefs& beliefs) const;
 
  private:
   struct Subgame {
@@ -94,6 +106,7 @@ class TestTimeSearch {
   mutable std::mutex root_mutex_;
   mutable std::vector<RootIterate> root_iterates_;  // [iteration / 2]
   ValueNetPtr net_;
+  PolicyNetPtr policy_net_;
   std::shared_ptr<const PublicTree> full_tree_;
   std::vector<std::unique_ptr<Subgame>> subgames_;  // by full node; null if never a root
 };
@@ -131,9 +144,13 @@ struct MixtureEvaluation {
 MixtureEvaluation evaluate_mixture_sum(const Game& game, const PublicTree& tree, const std::vector<double>& sum);
 
 // The half-step count at which a search stops, from uniform01 in [0, 1): an even i < T
-// (after i half-steps each player has made i/2 updates), with weight i/2 + 1 (`linear`,
-// the paper's) or uniformly.
-int sample_even_iteration(int iterations, double uniform01, bool linear = true);
+// (after i half-steps each player has made i/2 updates), with weight offset + i/2 + 1
+// (`linear`, the paper's; offset K after a warm start of K updates) or uniformly.
+int sample_even_iteration(int iterations, double uniform01, bool linear = true, int offset = 0);
+
+// The checks of a warm start requested at construction (TestTimeSearch, SelfPlayGenerator):
+// K > 0 needs a policy net and a solver that has a warm start. Throws std::invalid_argument.
+void check_search_warm_start(const SolverParams& solver, int warm_iterations, bool has_policy_net);
 
 // Deterministic 64-bit mixing (splitmix64), used to derive per-sample seeds.
 uint64_t mix_seed(uint64_t seed, uint64_t index);

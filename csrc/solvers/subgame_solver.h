@@ -93,6 +93,15 @@ std::string solver_name(const SolverParams& params);
 
 using Beliefs = std::array<std::vector<double>, 2>;
 
+// The largest `iterations` SubgameSolver::warm_start accepts.
+constexpr int kMaxWarmIterations = 100000;
+
+// Throws std::invalid_argument unless a solver with `params` can be warm-started for
+// `iterations` updates: iterations in [0, kMaxWarmIterations], a CFR kind with off_path
+// kSkip or an FP kind, and leaf beliefs kIterate (CFR-AVG has no warm start). What
+// warm_start checks besides the policy and the fresh solver; searches check it up front.
+void check_warm_start_params(const SolverParams& params, int iterations);
+
 class SubgameSolver {
  public:
   // `root_reach`: each player's reach vector at the root (the prior for a full game,

@@ -48,8 +48,6 @@ namespace rebel {
 
 namespace {
 
-constexpr int kMaxWarmIterations = 100000;
-
 // A copy of `policy` with every decision row renormalised to sum to exactly 1, after strict
 // checks: size, every entry finite and non-negative, each decision node's row (per hand)
 // summing to 1 within 1e-6. Rows of nodes that are not children of a decision node are
@@ -95,23 +93,29 @@ std::vector<double> checked_warm_policy(const Game& game, const PublicTree& tree
 
 }  // namespace
 
-void SubgameSolver::warm_start(const std::vector<double>& policy, int iterations) {
+void check_warm_start_params(const SolverParams& params, int iterations) {
   if (iterations < 0 || iterations > kMaxWarmIterations) {
     throw std::invalid_argument("warm-start iterations must be in [0, " + std::to_string(kMaxWarmIterations) +
                                 "], got " + std::to_string(iterations));
   }
+  const bool fp = params.kind == SolverKind::kFp || params.kind == SolverKind::kLinearFp;
+  if (!fp && params.off_path != OffPath::kSkip) {
+    throw std::invalid_argument("warm start of the CFR solvers supports off_path 'skip' only, not '" +
+                                off_path_name(params.off_path) + "'");
+  }
+  if (params.leaf_beliefs != LeafBeliefs::kIterate) {
+    throw std::invalid_argument("warm start is not defined for " + solver_name(params) +
+                                " (its leaf values follow the average policy's history)");
+  }
+}
+
+void SubgameSolver::warm_start(const std::vector<double>& policy, int iterations) {
+  if (iterations < 0 || iterations > kMaxWarmIterations) check_warm_start_params(params_, iterations);
   if (num_steps() != 0) {
     throw std::invalid_argument("warm start needs a fresh solver; this one has made " + std::to_string(num_steps()) +
                                 " steps");
   }
-  if (!is_fp() && params_.off_path != OffPath::kSkip) {
-    throw std::invalid_argument("warm start of the CFR solvers supports off_path 'skip' only, not '" +
-                                off_path_name(params_.off_path) + "'");
-  }
-  if (params_.leaf_beliefs != LeafBeliefs::kIterate) {
-    throw std::invalid_argument("warm start is not defined for " + solver_name(params_) +
-                                " (its leaf values follow the average policy's history)");
-  }
+  check_warm_start_params(params_, iterations);
   const std::vector<double> sigma0 = checked_warm_policy(*game_, *tree_, policy);
   if (iterations == 0) return;  // no weight on sigma0: the cold start, untouched
   warm_iterations_ = iterations;

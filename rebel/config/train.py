@@ -15,7 +15,7 @@ from rebel.config import common as shared
 from rebel.config.common import ConfigError, GameSection
 from rebel.games import Game
 from rebel.nets.precision import DEFAULT_PRECISION, EVAL_PRECISION, PRECISIONS, check_precision
-from rebel.search.settings import check_warm_start
+from rebel.search.settings import MAX_WARM_START, check_warm_start
 from rebel.search.solve import OFF_PATH_MODES, SEARCH_SOLVERS
 
 __all__ = ["ConfigError", "TrainConfig", "load_train_config", "valid_keys", "game_of", "to_yaml", "from_yaml_text",
@@ -269,6 +269,8 @@ def _policy_rules(config: TrainConfig) -> list[tuple[bool, str]]:
     """The policy section's ranges, and what a warm start or a policy net needs."""
     p, s = config.policy, config.search
     return [
+        (0 <= s.warm_start <= MAX_WARM_START,
+         f"search.warm_start must be in [0, {MAX_WARM_START}], got {s.warm_start}"),
         (p.hidden >= 1 and p.layers >= 0,
          f"policy.hidden must be >= 1 and policy.layers >= 0, got {p.hidden}, {p.layers}"),
         (math.isfinite(p.lr) and p.lr > 0, f"policy.lr must be > 0, got {p.lr}"),

@@ -43,12 +43,14 @@ class PolicyReplay:
         max_nodes_per_step: > 0 keeps at most this many nodes of each step, drawn uniformly
             with a generator seeded by ``seed`` and the step's own data (so the choice does
             not depend on the threads' order); 0 keeps all.
+        lookahead: ring slots beyond the capacity, so that the state at the previous epoch
+            boundary can still be written after a flush (a stop in between; see :meth:`ring_state`).
     """
 
     def __init__(self, capacity: int, query_size: int, num_hands: int, num_actions: int,
-                 max_nodes_per_step: int = 0, seed: int = 0) -> None:
+                 max_nodes_per_step: int = 0, seed: int = 0, lookahead: int = 0) -> None:
         self.H, self.A = int(num_hands), int(num_actions)
-        self.buffer = ReplayBuffer(capacity, query_size, self.H * self.A + self.A + self.H)
+        self.buffer = ReplayBuffer(capacity, query_size, self.H * self.A + self.A + self.H, lookahead=lookahead)
         self.max_nodes_per_step = int(max_nodes_per_step)
         self.seed = int(seed)
         self._pending: list[tuple[np.ndarray, np.ndarray]] = []
@@ -113,6 +115,17 @@ class PolicyReplay:
             if self._pending:
                 raise RuntimeError("PolicyReplay.state() with nodes pending; flush() at the epoch boundary first")
         return self.buffer.state()
+
+    def ring_state(self, upto: int | None = None) -> dict[str, Any]:
+        """The ring's nodes among the first ``upto`` flushed (default: all) and that counter,
+        leaving out the pending ones (their steps are generated again on resume). ValueError if
+        later flushes have overwritten some of them already."""
+        upto = self.buffer.added if upto is None else upto
+        oldest = upto - self.buffer.size(upto)
+        if self.buffer.added - oldest > self.buffer.slots:
+            raise ValueError(f"the policy replay buffer has moved on by {self.buffer.added - upto} nodes since "
+                             f"node {upto}, overwriting some of the nodes before it")
+        return self.buffer.state(upto)
 
     def load_state(self, state: dict[str, Any]) -> None:
         self.discard_pending()

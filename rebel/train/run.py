@@ -125,8 +125,11 @@ class Training:
             policy_model = PolicyMLP.for_game(self.game, hidden=p.hidden, layers=p.layers)
             self.policy_trainer = PolicyTrainer(policy_model, p, self.trainer.device)
             self.native_policy = to_native_policy(policy_model, self.game, precision=config.search.precision)
+            # Room for one epoch's D_pi beyond the capacity (bounded by the first subgame's size).
+            per_step = p.max_nodes_per_step or int(self.game.count_tree_nodes([], config.search.depth))
             self.policy_replay = PolicyReplay(p.replay_capacity, int(self.game.query_size), int(self.game.num_hands),
-                                              int(self.game.num_actions), p.max_nodes_per_step, seed)
+                                              int(self.game.num_actions), p.max_nodes_per_step, seed,
+                                              lookahead=min(p.replay_capacity, self.G // 2 * per_step))
             self.policy_rng = np.random.Generator(np.random.PCG64(_seed_sequence(seed, 1 << 21)))
         self.buffer = ReplayBuffer(config.replay.capacity, int(self.game.query_size), int(self.game.num_hands),
                                    lookahead=self.G + 2)
@@ -190,11 +193,12 @@ class Training:
     def _save(self, snap: Snapshot) -> None:
         policy: dict[str, Any] = {}
         if snap.policy is not None and self.policy_replay is not None:
-            if self.policy_replay.added != snap.policy["added"]:  # stopped between a flush and its snapshot
-                log.warning("no checkpoint at epoch %d: the policy replay buffer moved on since", snap.epoch)
+            try:  # (a stop between an epoch's flush and its snapshot saves the epoch before)
+                replay = self.policy_replay.ring_state(upto=snap.policy["added"])
+            except ValueError as e:
+                log.warning("no checkpoint at epoch %d: %s", snap.epoch, e)
                 return
-            policy = {"policy": {"trainer": snap.policy["trainer"], "rng": snap.policy["rng"],
-                                 "replay": self.policy_replay.state()}}
+            policy = {"policy": {"trainer": snap.policy["trainer"], "rng": snap.policy["rng"], "replay": replay}}
         save_checkpoint(self.run_dir.file(RunDirectory.CHECKPOINT), {
             "epoch": snap.epoch, "generated": snap.generated, "trained": snap.trained, "elapsed": snap.elapsed,
             "trainer": {"model": snap.trainer["model"], "optimizer": snap.trainer["optimizer"],

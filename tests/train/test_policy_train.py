@@ -52,6 +52,18 @@ def test_policy_replay_packs_flushes_subsamples_and_round_trips():
     replay.add_step(_fake_step(rng, 2))
     with pytest.raises(RuntimeError, match="flush"):
         replay.state()
+    # The state at an earlier boundary stays writable while the lookahead holds the later nodes.
+    small = PolicyReplay(4, 5, 2, 3, lookahead=2)
+    small.add_step(_fake_step(rng, 4))
+    small.flush()
+    first = small.ring_state()
+    small.add_step(_fake_step(rng, 2))
+    small.flush()
+    np.testing.assert_array_equal(small.ring_state(upto=4)["rows"], first["rows"])
+    small.add_step(_fake_step(rng, 1))
+    small.flush()
+    with pytest.raises(ValueError, match="overwriting"):
+        small.ring_state(upto=4)
     # max_nodes_per_step: the same nodes of the same step whatever the order, at most that many.
     a, b = PolicyReplay(100, 5, 2, 3, max_nodes_per_step=3, seed=7), PolicyReplay(100, 5, 2, 3, 3, seed=7)
     s1, s2 = _fake_step(rng, 10), _fake_step(rng, 2)

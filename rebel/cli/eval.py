@@ -32,7 +32,7 @@ from rebel.nets.precision import PRECISIONS, check_precision
 from rebel.nets.pretrained import PREFIX
 from rebel.nets.pretrained import get as get_pretrained
 from rebel.search.evaluate import mode_b_table, public_view
-from rebel.search.settings import BACKENDS, LEAF_ERROR_KINDS, ORACLE_VALUES
+from rebel.search.settings import BACKENDS, LEAF_ERROR_KINDS, MAX_WARM_START, ORACLE_VALUES
 from rebel.search.solve import OFF_PATH_HELP, OFF_PATH_MODES, SEARCH_SOLVERS, SOLVER_HELP, SOLVERS
 
 log = logging.getLogger(__name__)
@@ -53,7 +53,8 @@ EXAMPLES = """\
   rebel eval --game liars_dice --dice 1 --faces 4 --net zero --depth 2 --iters 1024 --repeats 16
   rebel eval --game kuhn --net oracle --depth 2 --iters 1024 --repeats 256 --json
   rebel eval --net runs/NAME/weights.bin --solver lfp --repeats 1024 --threads 2 --policy-out b.json
-  rebel eval --config my_eval.yaml search.iterations=256 game.num_faces=5"""
+  rebel eval --config my_eval.yaml search.iterations=256 game.num_faces=5
+  rebel eval --net runs/NAME/weights.bin --policy-net runs/NAME/policy.bin --warm-start 15 --iters 256"""
 
 
 def register(subparsers: Any) -> None:
@@ -104,6 +105,12 @@ def register(subparsers: Any) -> None:
         "AMX-BF16 or AVX512_BF16); int16 (those layers quantised to int16 per row, exact int32 sums; needs "
         "AVX512_VNNI); auto (bf16 where it is faster on this CPU, else int16 where it runs, else fp32)",
         "search.precision", DEFAULTS))
+    s.add_argument("--policy-net", metavar="PATH", help=default_help(
+        "a policy-net weights file (rebel train's policy.bin with policy.enabled=true) to warm-start every "
+        "subgame from; needs --warm-start K > 0", "search.policy_net", DEFAULTS))
+    s.add_argument("--warm-start", type=int_arg, metavar="K", help=default_help(
+        "start every subgame as if K updates had played the policy net's policy (the paper: 15); --iters more "
+        "follow; 0: cold start", "search.warm_start", DEFAULTS))
     s.add_argument("--no-mode-a", dest="mode_a", action="store_false", default=None,
                    help=default_help("skip mode (a)", "search.mode_a", DEFAULTS))
     r = p.add_argument_group("distributed mode (b) (optional extra: pip install '.[ray]'; docs/distributed.md)")
@@ -129,7 +136,8 @@ def _flags(args: argparse.Namespace) -> Dict[str, Any]:
               "oracle_iterations": args.oracle_iters, "oracle_solver": args.oracle_solver,
               "oracle_values": args.oracle_values, "off_path": args.off_path, "mode_a": args.mode_a,
               "leaf_error": args.leaf_error, "leaf_error_kind": args.leaf_error_kind,
-              "leaf_error_seed": args.leaf_error_seed, "precision": args.precision, "backend": args.backend}
+              "leaf_error_seed": args.leaf_error_seed, "precision": args.precision, "backend": args.backend,
+              "policy_net": args.policy_net, "warm_start": args.warm_start}
     output = {"json": args.json, "policy_out": args.policy_out, "progress": args.progress}
     ray = {"address": args.ray_address, "workers": args.ray_workers, "num_cpus": args.ray_num_cpus}
     layer = {name: {k: v for k, v in section.items() if v is not None}
@@ -181,6 +189,9 @@ def _config(args: argparse.Namespace) -> EvalConfig:
     check_range(args, "--leaf-error-seed", "search.leaf_error_seed", s.leaf_error_seed, 0, UINT64_MAX)
     if s.net not in ("zero", "oracle") and not os.path.isfile(s.net):
         raise UsageError(f"--net must be zero, oracle or a weights file; {s.net!r} is not a file (search.net)")
+    check_range(args, "--warm-start", "search.warm_start", s.warm_start, 0, MAX_WARM_START)
+    if s.policy_net and not os.path.isfile(s.policy_net):
+        raise UsageError(f"--policy-net: {s.policy_net!r} is not a file (search.policy_net)")
     if out.policy_out is not None:
         check_output_file("--policy-out", out.policy_out)
     return cfg
@@ -229,6 +240,8 @@ def _print_report(summary: Dict[str, Any]) -> None:
     print(f"search          net={summary['net']} solver={solver} depth={summary['depth']} "
           f"iterations={summary['iterations']} off-path={summary['off_path']} "
           f"({summary['search_roots']} search roots)")
+    if "warm_start" in summary:
+        print(f"warm start      policy net {summary['policy_net']}, K={summary['warm_start']} updates")
     if "net_kernel" in summary:
         k = summary["net_kernel"]
         print(f"net kernels     precision={k['precision']} isa={k['isa']}")

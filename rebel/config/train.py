@@ -15,6 +15,7 @@ from rebel.config import common as shared
 from rebel.config.common import ConfigError, GameSection
 from rebel.games import Game
 from rebel.nets.precision import DEFAULT_PRECISION, EVAL_PRECISION, PRECISIONS, check_precision
+from rebel.search.settings import MAX_WARM_START, check_warm_start
 from rebel.search.solve import OFF_PATH_MODES, SEARCH_SOLVERS
 
 __all__ = ["ConfigError", "TrainConfig", "load_train_config", "valid_keys", "game_of", "to_yaml", "from_yaml_text",
@@ -31,6 +32,8 @@ class SearchSection:
     iteration_sampling: str = "linear"  # linear (paper's Algorithm 1) or uniform (original code)
     off_path: str = "skip"           # nodes the iterate never reaches: skip, floor (original's), conditional
     precision: str = DEFAULT_PRECISION  # the native net's arithmetic in self-play: fp32, bf16, int16 or auto
+    warm_start: int = 0              # K > 0: every subgame (self-play, evaluation) starts from the policy net's
+    #                                  policy as if K updates had played it (the paper: 15); needs policy.enabled
 
 
 BACKENDS = ("threads", "ray")
@@ -82,6 +85,30 @@ class TrainerSection:
 
 
 @dataclass
+class PolicySection:
+    """Algorithm 1's policy net, trained beside the value net (off by default).
+
+    Self-play then also collects D_pi: at every node of each solved subgame where a player
+    acts, the subgame's average policy per hand of that player, weighted by its beliefs.
+    The policy net trains one epoch behind the value net on the D_pi of the steps finished
+    at the last epoch boundary (so epoch 1 has none yet), with its own replay buffer, Adam
+    and loss (:func:`rebel.nets.policy_mlp.policy_loss`); its weights go to the self-play
+    loops every epoch and to the run folder as ``policy.bin``.
+    """
+
+    enabled: bool = False
+    hidden: int = 256
+    layers: int = 2
+    lr: float = 3e-4
+    batch_size: int = 512
+    epoch_examples: int = 25_600     # D_pi nodes sampled from the policy replay buffer per epoch
+    grad_clip: float = 5.0
+    replay_capacity: int = 2_000_000  # D_pi nodes kept, first in first out
+    max_nodes_per_step: int = 0      # > 0: keep at most this many D_pi nodes of each self-play step
+    #                                  (drawn uniformly, reproducibly); 0: all of them
+
+
+@dataclass
 class RunSection:
     epochs: int = 1000
     max_minutes: Optional[float] = None  # stop (cleanly) after this much time (see budget)
@@ -121,6 +148,7 @@ class TrainConfig:
     run: RunSection = field(default_factory=RunSection)
     evaluation: EvaluationSection = field(default_factory=EvaluationSection)
     ray: RaySection = field(default_factory=RaySection)
+    policy: PolicySection = field(default_factory=PolicySection)
 
 
 def valid_keys() -> list[str]:
@@ -223,14 +251,46 @@ def check(config: TrainConfig) -> None:
         (e.seed >= 0 and e.heldout_seed >= 0, "evaluation seeds must be >= 0"),
         (e.heldout_steps >= 0, f"evaluation.heldout_steps must be >= 0, got {e.heldout_steps}"),
     ]
-    for ok, message in _int_limits(config) + rules:
+    for ok, message in _int_limits(config) + rules + _policy_rules(config):
         if not ok:
             raise ConfigError(message)
+    try:
+        check_warm_start(s.solver, s.off_path, s.warm_start, "search.warm_start")
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
     for key, precision in (("search.precision", s.precision), ("evaluation.precision", e.precision)):
         try:
             check_precision(precision)
         except ValueError as error:
             raise ConfigError(f"{key}: {error}") from None
+
+
+def _policy_rules(config: TrainConfig) -> list[tuple[bool, str]]:
+    """The policy section's ranges, and what a warm start or a policy net needs."""
+    p, s = config.policy, config.search
+    return [
+        (0 <= s.warm_start <= MAX_WARM_START,
+         f"search.warm_start must be in [0, {MAX_WARM_START}], got {s.warm_start}"),
+        (p.hidden >= 1 and p.layers >= 0,
+         f"policy.hidden must be >= 1 and policy.layers >= 0, got {p.hidden}, {p.layers}"),
+        (math.isfinite(p.lr) and p.lr > 0, f"policy.lr must be > 0, got {p.lr}"),
+        (p.batch_size >= 1, f"policy.batch_size must be >= 1, got {p.batch_size}"),
+        (p.epoch_examples >= p.batch_size,
+         f"policy.epoch_examples ({p.epoch_examples}) must be >= policy.batch_size ({p.batch_size})"),
+        (math.isfinite(p.grad_clip) and p.grad_clip > 0, f"policy.grad_clip must be > 0, got {p.grad_clip}"),
+        (p.replay_capacity >= 1, f"policy.replay_capacity must be >= 1, got {p.replay_capacity}"),
+        (p.max_nodes_per_step >= 0, f"policy.max_nodes_per_step must be >= 0, got {p.max_nodes_per_step}"),
+        (s.warm_start == 0 or p.enabled,
+         f"search.warm_start={s.warm_start} warm-starts from the policy net being trained: set policy.enabled=true"),
+        (not p.enabled or config.selfplay.backend != "ray",
+         "policy.enabled=true is not supported with selfplay.backend=ray (the actors collect no D_pi); "
+         "use selfplay.backend=threads"),
+        (s.warm_start == 0 or config.evaluation.backend != "ray",
+         "search.warm_start > 0 is not supported with evaluation.backend=ray (the actors build the search "
+         "without the policy net); use evaluation.backend=threads"),
+        (s.warm_start == 0 or not game_of(config).perfect_information,
+         "search.warm_start > 0: the exact evaluation of perfect-information games has no policy-net warm start"),
+    ]
 
 
 def _int_limits(config: TrainConfig) -> list[tuple[bool, str]]:

@@ -1,3 +1,3 @@
-"""Value nets: the torch MLP and its conversion to the weights format, the torch-free weights
+"""Value and policy nets: the torch MLPs and its conversion to the weights format, the torch-free weights
 format, the native kernels' precision, torch device helpers and the nets shipped with the
 package (:mod:`rebel.nets.pretrained`)."""

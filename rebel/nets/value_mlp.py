@@ -117,7 +117,7 @@ def update_native(net: "MlpValueNet", model: ValueMLP) -> None:
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-def _parameters_in_order(model: ValueMLP) -> List[torch.Tensor]:
+def parameters_in_order(model: ValueMLP) -> List[torch.Tensor]:
     """Parameters in file order: per block W, b, LayerNorm weight, bias; then head W, b."""
     tensors: List[torch.Tensor] = []
     for linear, norm in model.blocks():
@@ -125,13 +125,29 @@ def _parameters_in_order(model: ValueMLP) -> List[torch.Tensor]:
     return tensors + [model.head.weight, model.head.bias]
 
 
+def parameter_arrays(model: ValueMLP) -> List[np.ndarray]:
+    """The parameters as flat float32 CPU arrays, in file order (no output scale applied)."""
+    with torch.no_grad():
+        return [t.detach().to("cpu", torch.float32).contiguous().reshape(-1).numpy()
+                for t in parameters_in_order(model)]
+
+
+def fill_parameters(model: ValueMLP, payload: np.ndarray) -> None:
+    """Copies a weights file's flat payload (file order) into ``model``'s parameters."""
+    offset = 0
+    with torch.no_grad():
+        for tensor in parameters_in_order(model):
+            n = tensor.numel()
+            tensor.copy_(torch.from_numpy(np.ascontiguousarray(payload[offset: offset + n])).reshape(tensor.shape))
+            offset += n
+
+
 def weights_to_bytes(model: ValueMLP) -> bytes:
     """Serialises ``model`` (any device or dtype; stored as float32)."""
     if not isinstance(model, ValueMLP):
         raise TypeError(f"model must be a rebel.nets.value_mlp.ValueMLP, got {type(model).__name__}")
     with torch.no_grad():
-        arrays = [t.detach().to("cpu", torch.float32).contiguous().reshape(-1).numpy()
-                  for t in _parameters_in_order(model)]
+        arrays = parameter_arrays(model)
         if model.value_scale != 1.0:  # fold the output unit into the head (its W and b)
             arrays[-2] = arrays[-2] * np.float32(model.value_scale)
             arrays[-1] = arrays[-1] * np.float32(model.value_scale)
@@ -144,12 +160,7 @@ def weights_from_bytes(data: bytes) -> ValueMLP:
     header, payload = payload_from_bytes(data)
     model = ValueMLP(header.input_size, header.output_size, hidden=max(header.hidden_size, 1),
                      layers=header.num_layers, layer_norm_eps=header.layer_norm_eps)
-    offset = 0
-    with torch.no_grad():
-        for tensor in _parameters_in_order(model):
-            n = tensor.numel()
-            tensor.copy_(torch.from_numpy(np.ascontiguousarray(payload[offset: offset + n])).reshape(tensor.shape))
-            offset += n
+    fill_parameters(model, payload)
     return model
 
 

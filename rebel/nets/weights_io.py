@@ -14,7 +14,7 @@ from __future__ import annotations
 import struct
 import zlib
 from dataclasses import dataclass
-from typing import List, Sequence
+from typing import Any, List, Sequence
 
 import numpy as np
 
@@ -101,6 +101,28 @@ def read_header(data: bytes) -> WeightsHeader:
     if len(data) > header.file_size():
         raise ValueError(f"MLP weights file has {len(data) - header.file_size()} unexpected trailing bytes")
     return header
+
+
+def check_policy_shape(input_size: int, output_size: int, game: Any) -> None:
+    """ValueError unless a net of these sizes is a policy net of ``game`` (input
+    ``game.query_size``, output ``num_hands * num_actions``, laid out [hand][action]); the
+    message says what the file looks like instead (a value net's output is ``num_hands``)."""
+    q, h, a = int(game.query_size), int(game.num_hands), int(game.num_actions)
+    if input_size == q and output_size == h * a:
+        return
+    if input_size == q and output_size == h:
+        raise ValueError(f"these weights look like a value net of {game.description()} (output {output_size} = "
+                         f"num_hands), not a policy net (output num_hands x num_actions = {h} x {a} = {h * a})")
+    raise ValueError(f"these weights (input {input_size}, output {output_size}) do not fit a policy net of "
+                     f"{game.description()}: it needs input query_size = {q} and output num_hands x num_actions "
+                     f"= {h} x {a} = {h * a}")
+
+
+def read_policy_weights(data: bytes, game: Any) -> bytes:
+    """``data`` if it is a valid policy-net weights file for ``game`` (ValueError otherwise)."""
+    header, _ = payload_from_bytes(data)
+    check_policy_shape(header.input_size, header.output_size, game)
+    return bytes(data)
 
 
 def payload_from_bytes(data: bytes) -> tuple[WeightsHeader, np.ndarray]:

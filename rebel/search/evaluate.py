@@ -24,6 +24,7 @@ from rebel import _core
 from rebel.games import game_config
 from rebel.nets.precision import native_kernel
 from rebel.nets.pretrained import resolve_net
+from rebel.nets.weights_io import read_policy_weights
 from rebel.search.settings import EvalSettings
 from rebel.util.progress import Progress, progress_callback
 
@@ -58,11 +59,41 @@ def _base_value_net(game: _core.Game, settings: EvalSettings, weights: Optional[
     return _core.MlpValueNet(game, path, precision=settings.precision)
 
 
-def search_for(game: _core.Game, settings: EvalSettings, weights: Optional[bytes] = None) -> _core.TestTimeSearch:
-    """The test-time search ``settings`` describe (``weights``: the net file's bytes, if read already)."""
-    net = _with_leaf_error(game, _base_value_net(game, settings, weights), settings)
+def policy_net_of(game: _core.Game, settings: EvalSettings,
+                  policy_weights: Optional[bytes] = None) -> Optional["_core.MlpPolicyNet"]:
+    """The native policy net of ``settings.policy_net`` (None without one), from
+    ``policy_weights`` if given. ValueError if the file is missing or is not a policy net of
+    ``game`` (a value net's file, or one sized for another game)."""
+    if policy_weights is None:
+        if not settings.policy_net:
+            return None
+        if not os.path.isfile(settings.policy_net):
+            raise ValueError(f"--policy-net: {settings.policy_net!r} is not a file (search.policy_net)")
+        with open(settings.policy_net, "rb") as f:
+            policy_weights = f.read()
+    try:
+        data = read_policy_weights(policy_weights, game)
+    except ValueError as e:
+        raise ValueError(f"--policy-net {settings.policy_net}: {e}") from None
+    return _core.MlpPolicyNet(game, data, precision=settings.precision)
+
+
+def _test_time_search(game: _core.Game, net: _core.ValueNet, settings: EvalSettings,
+                      policy_net: Optional["_core.MlpPolicyNet"]) -> _core.TestTimeSearch:
+    if settings.warm_start > 0:
+        return _core.TestTimeSearch(game, net, settings.solver, settings.depth, settings.iterations,
+                                    off_path=settings.off_path, policy_net=policy_net,
+                                    warm_iterations=settings.warm_start)
     return _core.TestTimeSearch(game, net, settings.solver, settings.depth, settings.iterations,
                                 off_path=settings.off_path)
+
+
+def search_for(game: _core.Game, settings: EvalSettings, weights: Optional[bytes] = None,
+               policy_weights: Optional[bytes] = None) -> _core.TestTimeSearch:
+    """The test-time search ``settings`` describe (``weights`` / ``policy_weights``: the
+    value and policy nets' file bytes, if read already)."""
+    net = _with_leaf_error(game, _base_value_net(game, settings, weights), settings)
+    return _test_time_search(game, net, settings, policy_net_of(game, settings, policy_weights))
 
 
 def evaluate(
@@ -89,6 +120,10 @@ def evaluate(
     if settings.backend == "ray" and sample_policies is None:
         raise ValueError("backend 'ray' computes mode (b) on Ray actors: call rebel.distributed.evaluation.evaluate "
                          "(or use backend 'threads')")
+    if settings.warm_start > 0 and game.perfect_information:
+        raise ValueError("search.warm_start: the exact evaluation of perfect-information games "
+                         "(PerfectInfoSearch) has no policy-net warm start")
+    policy_net = policy_net_of(game, settings)  # checked before any work
     solver = settings.solver
 
     def reporter(phase: str, desc: str, total: int, unit: str) -> Tuple[Progress, Optional[Callable[[int], None]]]:
@@ -121,6 +156,9 @@ def evaluate(
             "iterations": settings.oracle_iterations or settings.iterations,
             "values": settings.oracle_values,
         }
+    if settings.warm_start > 0:
+        result["policy_net"] = settings.policy_net
+        result["warm_start"] = settings.warm_start
     if settings.leaf_error > 0:
         result["leaf_error"] = {"delta": settings.leaf_error, "kind": settings.leaf_error_kind,
                                 "seed": settings.leaf_error_seed}
@@ -145,7 +183,7 @@ def evaluate(
     net = _with_leaf_error(game, base_net, settings)
     if game.perfect_information:
         return _evaluate_perfect_info(game, net, settings, result, seconds, reporter, sample_policies)
-    search = _core.TestTimeSearch(game, net, solver, settings.depth, settings.iterations, off_path=settings.off_path)
+    search = _test_time_search(game, net, settings, policy_net)
     result["search_roots"] = search.num_search_roots
 
     if settings.mode_a:

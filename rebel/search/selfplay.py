@@ -112,9 +112,10 @@ class GenerationPool:
     """Self-play loops in threads, gated by a quota of examples granted by the trainer."""
 
     def __init__(self, loops: list[SelfPlayLoop], add: Callable[[np.ndarray, np.ndarray], Any],
-                 native: Optional[Any] = None) -> None:
+                 native: Optional[Any] = None, on_step: Optional[Callable[[Any], None]] = None) -> None:
         self.loops = loops
         self._add = add
+        self._on_step = on_step  # also given every step's result (e.g. its policy examples), in the loop's thread
         self._native = native  # the value net the loops share (install_weights swaps it)
         self._cond = threading.Condition()
         self._allowed = 0       # examples the loops may reserve in total
@@ -209,6 +210,8 @@ class GenerationPool:
             try:
                 result = loop.step()
                 self._add(result.rows, result.targets)
+                if self._on_step is not None:
+                    self._on_step(result)
             except KeyboardInterrupt:  # cancelled by stop()
                 with self._cond:
                     self._in_flight -= 1

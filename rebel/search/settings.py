@@ -12,9 +12,17 @@ from dataclasses import dataclass
 from typing import Optional
 
 from rebel.nets.precision import EVAL_PRECISION, check_precision
-from rebel.search.solve import DEFAULT_OFF_PATH, SEARCH_SOLVERS, SOLVERS, check_average_leaves_off_path, check_off_path
+from rebel.search.solve import (
+    DEFAULT_OFF_PATH,
+    FP_SOLVERS,
+    SEARCH_SOLVERS,
+    SOLVERS,
+    check_average_leaves_off_path,
+    check_off_path,
+)
 
-__all__ = ["EvalSettings", "RaySettings", "LEAF_ERROR_KINDS", "BACKENDS", "ORACLE_VALUES", "check_leaf_error"]
+__all__ = ["EvalSettings", "RaySettings", "LEAF_ERROR_KINDS", "BACKENDS", "ORACLE_VALUES", "check_leaf_error",
+           "check_warm_start", "MAX_WARM_START"]
 
 LEAF_ERROR_KINDS = ("random", "bias", "noise")
 BACKENDS = ("threads", "ray")
@@ -43,6 +51,9 @@ class EvalSettings:
     mode_a: bool = True
     full_game: bool = True                   # the full-game solver's row
     backend: str = "threads"                 # mode (b) on this machine's threads, or ray (see RaySettings)
+    policy_net: str = ""                     # a policy-net weights file (rebel train's policy.bin); "": none
+    warm_start: int = 0                      # K > 0: every subgame starts from the policy net's policy as if
+    #                                          K updates had played it (the paper: 15); needs policy_net
 
     def check(self) -> None:
         """ValueError naming the first impossible value."""
@@ -62,6 +73,16 @@ class EvalSettings:
         check_leaf_error(self.leaf_error, self.leaf_error_kind, self.leaf_error_seed)
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
+        check_warm_start(self.solver, self.off_path, self.warm_start, "search.warm_start")
+        if self.warm_start > 0 and not self.policy_net:
+            raise ValueError(f"search.warm_start={self.warm_start} needs a policy net (--policy-net PATH, "
+                             "search.policy_net)")
+        if self.policy_net and self.warm_start == 0:
+            raise ValueError("a policy net is given but search.warm_start is 0, so the search would not use it: "
+                             "set search.warm_start=K (the paper's K: 15)")
+        if self.warm_start > 0 and self.backend == "ray":
+            raise ValueError("search.warm_start > 0 is not supported with backend ray (the actors rebuild the "
+                             "search without the policy net); use backend threads")
 
 
 @dataclass
@@ -75,6 +96,26 @@ class RaySettings:
     def check(self) -> None:
         if self.workers < 1:
             raise ValueError(f"ray workers must be >= 1, got {self.workers}")
+
+
+#: The largest warm start K the core accepts (csrc/solvers/warm_start.cc).
+MAX_WARM_START = 100_000
+
+
+def check_warm_start(solver: str, off_path: str, warm_start: int, key: str = "warm_start") -> None:
+    """ValueError unless ``warm_start`` (K, the updates a policy-net warm start counts) is in
+    [0, MAX_WARM_START] and, when > 0, ``solver`` has a warm start: not the CFR-AVG forms (their
+    leaves follow the average policy's history), and CFR solvers only with off_path 'skip'."""
+    if isinstance(warm_start, bool) or not isinstance(warm_start, int) or not 0 <= warm_start <= MAX_WARM_START:
+        raise ValueError(f"{key} must be an int in [0, {MAX_WARM_START}], got {warm_start!r}")
+    if warm_start == 0:
+        return
+    if solver.startswith("cfr-avg"):
+        raise ValueError(f"{key}={warm_start}: solver {solver} has no warm start (its leaf values follow the "
+                         "average policy's history); use lcfr, another CFR solver or an FP solver")
+    if solver not in FP_SOLVERS and off_path != "skip":
+        raise ValueError(f"{key}={warm_start}: the warm start of CFR solvers supports off_path 'skip' only, "
+                         f"got {off_path!r}")
 
 
 def check_leaf_error(delta: float, kind: str, seed: int) -> None:

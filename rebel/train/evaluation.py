@@ -113,13 +113,15 @@ def evaluation_steps(game: _core.Game, config: TrainConfig) -> int:
 
 
 def search_exploitability(game: _core.Game, net: _core.ValueNet, config: TrainConfig,
-                          progress: Optional[Callable[[int], None]] = None) -> dict[str, Any]:
+                          progress: Optional[Callable[[int], None]] = None,
+                          policy_net: Any = None) -> dict[str, Any]:
     """Exact exploitability of mode (b) with ``net`` (N = evaluation.repeats sampled policies).
 
     On a perfect-information game (one hand per player) the search at a state does not
     depend on how it was reached, and mode (b) is evaluated exactly in the limit of
     infinitely many sampled policies instead (:class:`rebel._core.PerfectInfoSearch`;
-    ``by_num_policies`` is then empty and ``limit`` is true)."""
+    ``by_num_policies`` is then empty and ``limit`` is true). ``policy_net``: with
+    ``search.warm_start`` K > 0, every subgame starts from its policy (K updates)."""
     s, e = config.search, config.evaluation
     start = time.perf_counter()
     if game.perfect_information:
@@ -128,7 +130,11 @@ def search_exploitability(game: _core.Game, net: _core.ValueNet, config: TrainCo
         return {"exploitability": float(result["exploitability"]),
                 "br_values": [float(v) for v in result["br_values"]],
                 "by_num_policies": {}, "limit": True, "seconds": time.perf_counter() - start}
-    search = _core.TestTimeSearch(game, net, s.solver, s.depth, s.iterations, off_path=s.off_path)
+    if policy_net is not None and s.warm_start > 0:
+        search = _core.TestTimeSearch(game, net, s.solver, s.depth, s.iterations, off_path=s.off_path,
+                                      policy_net=policy_net, warm_iterations=s.warm_start)
+    else:
+        search = _core.TestTimeSearch(game, net, s.solver, s.depth, s.iterations, off_path=s.off_path)
     result = search.evaluate_sampled(e.repeats, threads=e.threads, seed=e.seed, progress=progress)
     return {
         "exploitability": float(result["exploitability"][-1]),

@@ -27,6 +27,7 @@ import torch
 from rebel import _core
 from rebel.config.train import TrainConfig, game_of, selfplay_iterations
 from rebel.games.units import value_unit
+from rebel.nets.policy_mlp import PolicyMLP, export_policy_weights, policy_weights_to_bytes, to_native_policy
 from rebel.nets.precision import native_kernel
 from rebel.nets.torch_device import flush_denormals
 from rebel.nets.value_mlp import ValueMLP, export_weights, to_native, weights_to_bytes
@@ -40,6 +41,7 @@ from rebel.train.evaluation import (
     search_exploitability,
     search_exploitability_ray,
 )
+from rebel.train.policy_trainer import PolicyReplay, PolicyTrainer
 from rebel.train.replay import ReplayBuffer
 from rebel.train.rundir import RunDirectory
 from rebel.train.trainer import Trainer
@@ -82,6 +84,7 @@ class Snapshot:
     references: dict[str, Any] = field(default_factory=dict)
     last_evaluation: Optional[dict[str, Any]] = None
     evaluation_seconds: float = 0.0  # of elapsed: held-out labelling, references, evaluations
+    policy: Optional[dict[str, Any]] = None  # with policy.enabled: its trainer, replay counter and sampler
 
 
 class Training:
@@ -114,6 +117,20 @@ class Training:
         self.kernel = native_kernel(self.native)  # recorded in every metrics row (with ray: the actors')
         log.info("native value net: precision %s, kernel %s", self.kernel["precision"], self.kernel["isa"])
         self.G = examples_per_epoch(config)
+        self.policy_trainer: Optional[PolicyTrainer] = None
+        self.policy_replay: Optional[PolicyReplay] = None
+        self.native_policy: Any = None
+        if config.policy.enabled:
+            p = config.policy
+            policy_model = PolicyMLP.for_game(self.game, hidden=p.hidden, layers=p.layers)
+            self.policy_trainer = PolicyTrainer(policy_model, p, self.trainer.device)
+            self.native_policy = to_native_policy(policy_model, self.game, precision=config.search.precision)
+            # Room for one epoch's D_pi beyond the capacity (bounded by the first subgame's size).
+            per_step = p.max_nodes_per_step or int(self.game.count_tree_nodes([], config.search.depth))
+            self.policy_replay = PolicyReplay(p.replay_capacity, int(self.game.query_size), int(self.game.num_hands),
+                                              int(self.game.num_actions), p.max_nodes_per_step, seed,
+                                              lookahead=min(p.replay_capacity, self.G // 2 * per_step))
+            self.policy_rng = np.random.Generator(np.random.PCG64(_seed_sequence(seed, 1 << 21)))
         self.buffer = ReplayBuffer(config.replay.capacity, int(self.game.query_size), int(self.game.num_hands),
                                    lookahead=self.G + 2)
         self.pool = self._make_pool(seed)
@@ -145,11 +162,16 @@ class Training:
                                      cfg.ray.max_restarts, self.buffer.add, round_examples=self.G)
             pool.install_weights(weights_to_bytes(self.trainer.inference_model()))
             return pool
+        policy: dict[str, Any] = {}
+        if self.policy_replay is not None:  # collect D_pi; warm-start from the policy net being trained
+            policy = {"collect_policy": True, "policy_net": self.native_policy if s.warm_start > 0 else None,
+                      "warm_iterations": s.warm_start}
         generator = _core.SelfPlayGenerator(self.game, self.native, solver=s.solver, depth=s.depth,
                                             iterations=iterations, epsilon=s.epsilon,
-                                            sampling=s.iteration_sampling, off_path=s.off_path)
+                                            sampling=s.iteration_sampling, off_path=s.off_path, **policy)
         loops = [SelfPlayLoop(self.game, generator, _seed_sequence(seed, i)) for i in range(cfg.selfplay.threads)]
-        return GenerationPool(loops, self.buffer.add, native=self.native)
+        return GenerationPool(loops, self.buffer.add, native=self.native,
+                              on_step=self.policy_replay.add_step if self.policy_replay is not None else None)
 
     def _uses_ray(self) -> bool:
         return self.config.selfplay.backend == "ray" or self.config.evaluation.backend == "ray"
@@ -160,9 +182,23 @@ class Training:
                         trainer=self.trainer.state(), loops=self.pool.loop_states(),
                         sampler_rng=dict(self.sampler_rng.bit_generator.state), torch_rng=torch.get_rng_state(),
                         references=dict(self.references), last_evaluation=self.last_evaluation,
-                        evaluation_seconds=self.evaluation_seconds)
+                        evaluation_seconds=self.evaluation_seconds, policy=self._policy_capture())
+
+    def _policy_capture(self) -> Optional[dict[str, Any]]:
+        if self.policy_trainer is None or self.policy_replay is None:
+            return None
+        return {"trainer": self.policy_trainer.state(), "added": self.policy_replay.added,
+                "rng": dict(self.policy_rng.bit_generator.state)}
 
     def _save(self, snap: Snapshot) -> None:
+        policy: dict[str, Any] = {}
+        if snap.policy is not None and self.policy_replay is not None:
+            try:  # (a stop between an epoch's flush and its snapshot saves the epoch before)
+                replay = self.policy_replay.ring_state(upto=snap.policy["added"])
+            except ValueError as e:
+                log.warning("no checkpoint at epoch %d: %s", snap.epoch, e)
+                return
+            policy = {"policy": {"trainer": snap.policy["trainer"], "rng": snap.policy["rng"], "replay": replay}}
         save_checkpoint(self.run_dir.file(RunDirectory.CHECKPOINT), {
             "epoch": snap.epoch, "generated": snap.generated, "trained": snap.trained, "elapsed": snap.elapsed,
             "trainer": {"model": snap.trainer["model"], "optimizer": snap.trainer["optimizer"],
@@ -170,7 +206,7 @@ class Training:
             "replay": self.buffer.state(upto=snap.generated),
             "loops": snap.loops, "sampler_rng": snap.sampler_rng, "torch_rng": snap.torch_rng,
             "references": snap.references, "last_evaluation": snap.last_evaluation,
-            "evaluation_seconds": snap.evaluation_seconds,
+            "evaluation_seconds": snap.evaluation_seconds, **policy,
         })
         self.checkpointed_epoch = snap.epoch
         log.info("checkpoint: epoch %d, %d examples generated -> %s", snap.epoch, snap.generated,
@@ -193,6 +229,7 @@ class Training:
                 self.evaluation_seconds = float(state["evaluation_seconds"])
             else:  # a checkpoint from before this counter: recovered from the metrics
                 self.evaluation_seconds = self._evaluation_seconds_from_metrics(self.trainer.epoch)
+            self._restore_policy(state.get("policy"))
         except (KeyError, ValueError, TypeError, RuntimeError) as e:
             raise CheckpointError(f"{self.run_dir.file(RunDirectory.CHECKPOINT)} does not fit this run: {e}") from None
         if self.generated != (self.trainer.epoch + 1) * self.G \
@@ -200,11 +237,24 @@ class Training:
             raise CheckpointError(f"checkpoint counters do not fit the schedule (epoch {self.trainer.epoch}, "
                                   f"{self.generated} examples generated, {self.G} per epoch)")
         self.pool.install_weights(weights_to_bytes(self.trainer.inference_model()))
+        if self.policy_trainer is not None:
+            self.native_policy.set_weights_bytes(policy_weights_to_bytes(self.policy_trainer.model))
         self.checkpointed_epoch = self.trainer.epoch
         self.run_dir.truncate_metrics(self.trainer.epoch)
         log.info("resumed %s at epoch %d (%d examples generated, %.1f min so far, %.1f of them evaluating)",
                  self.run_dir.path, self.trainer.epoch, self.generated, self.elapsed_before / 60,
                  self.evaluation_seconds / 60)
+
+    def _restore_policy(self, state: Optional[dict[str, Any]]) -> None:
+        """The policy net's part of a checkpoint (absent in runs without policy.enabled)."""
+        if self.policy_trainer is None or self.policy_replay is None:
+            return
+        if state is None:
+            raise ValueError("policy.enabled=true but the checkpoint holds no policy net "
+                             "(it was written with policy.enabled=false)")
+        self.policy_trainer.load_state(state["trainer"])
+        self.policy_replay.load_state(state["replay"])
+        self.policy_rng.bit_generator.state = state["rng"]
 
     def _evaluation_seconds_from_metrics(self, epoch: int) -> float:
         """Evaluation time up to ``epoch`` as the metrics record it: everything before epoch 1
@@ -281,7 +331,12 @@ class Training:
                 kernel: dict[str, Any] = {"precision": self.config.evaluation.precision, "isa": None}  # as asked
             else:
                 net = to_native(self.trainer.inference_model(), self.game, precision=self.config.evaluation.precision)
-                result = search_exploitability(self.game, net, self.config, progress=progress_callback(bar))
+                policy_net = None
+                if self.policy_trainer is not None and self.config.search.warm_start > 0:
+                    policy_net = to_native_policy(self.policy_trainer.model, self.game,
+                                                  precision=self.config.evaluation.precision)
+                result = search_exploitability(self.game, net, self.config, progress=progress_callback(bar),
+                                               policy_net=policy_net)
                 kernel = native_kernel(net)
         out.update({"exploitability": result["exploitability"], "br_values": result["br_values"],
                     "eval_seconds": result["seconds"], "eval_precision": kernel["precision"],
@@ -385,6 +440,7 @@ class Training:
         upto = (e + 1) * G
         pool.wait_generated(upto)
         result = self.trainer.train_epoch(lambda n: self.buffer.sample(n, self.sampler_rng, upto=upto))
+        policy_record = self._train_policy()
         t_trained = time.perf_counter()
         pool.wait_idle()
         t_generated = time.perf_counter()
@@ -392,6 +448,12 @@ class Training:
         self.trained += int(result["examples_trained"])
         pool.install_weights(weights_to_bytes(self.trainer.inference_model()))
         export_weights(self.trainer.inference_model(), self.run_dir.file(RunDirectory.WEIGHTS))
+        if self.policy_trainer is not None and self.policy_replay is not None:
+            self.policy_replay.flush()  # this epoch's D_pi: trained on from the next epoch
+            self.native_policy.set_weights_bytes(policy_weights_to_bytes(self.policy_trainer.model))
+            export_policy_weights(self.policy_trainer.model, self.run_dir.file(RunDirectory.POLICY))
+            policy_record["policy_replay_size"] = self.policy_replay.size()
+            policy_record["policy_nodes"] = self.policy_replay.added
         self._keep_snapshot()
         stats = pool.stats()
         step_s = stats.step_seconds - stats_before.step_seconds
@@ -411,6 +473,7 @@ class Training:
             "loop_overhead": (loop_s - step_s) / step_s if step_s > 0 else 0.0,
             "net_precision": self.kernel["precision"],
             "net_isa": self.kernel["isa"],
+            **policy_record,
         }
         if self.config.selfplay.backend == "ray":
             record["actor_restarts"] = pool.restarts()
@@ -426,6 +489,16 @@ class Training:
         if self.trainer.epoch % cfg.run.checkpoint_every == 0 or self.trainer.epoch >= cfg.run.epochs:
             self._save(self.snapshot)
         return record
+
+    def _train_policy(self) -> dict[str, Any]:
+        """One epoch of the policy net on the D_pi of the steps done at the last boundary
+        (none in the first epoch: its loss is then null)."""
+        if self.policy_trainer is None or self.policy_replay is None:
+            return {}
+        replay = self.policy_replay
+        if replay.size() == 0:
+            return {"policy_loss": None}
+        return self.policy_trainer.train_epoch(lambda n: replay.sample(n, self.policy_rng))
 
     def _keep_snapshot(self) -> None:
         """With run.snapshot_every, a copy of the net that plays (the weights' average if kept) every
@@ -467,6 +540,8 @@ class Training:
                                    "examples_generated": self.generated, "examples_trained": self.trained,
                                    "run_dir": str(self.run_dir.path),
                                    "weights": str(self.run_dir.file(RunDirectory.WEIGHTS))}
+        if self.policy_trainer is not None:
+            summary["policy_weights"] = str(self.run_dir.file(RunDirectory.POLICY))
         if self.last_evaluation is not None:
             summary["evaluation"] = self.last_evaluation
         summary["references"] = dict(self.references)

@@ -23,7 +23,7 @@ from rebel.config.train import TrainerSection
 from rebel.nets.torch_device import resolve_device, to_cpu
 from rebel.nets.value_mlp import ValueMLP
 
-__all__ = ["value_loss", "Trainer"]
+__all__ = ["value_loss", "Trainer", "state_dict_copy"]
 
 
 def value_loss(prediction: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
@@ -96,9 +96,9 @@ class Trainer:
     def state(self) -> dict[str, Any]:
         """Model, moving average (None when off) and optimizer state (deep copies on the CPU),
         and the epoch counter."""
-        model = _state_dict_copy(self.model)
+        model = state_dict_copy(self.model)
         optimizer = to_cpu(copy.deepcopy(self.optimizer.state_dict()))
-        ema = _state_dict_copy(self.ema) if self.ema is not None else None
+        ema = state_dict_copy(self.ema) if self.ema is not None else None
         return {"model": model, "optimizer": optimizer, "epoch": self.epoch, "ema": ema}
 
     def load_state(self, state: dict[str, Any]) -> None:
@@ -113,5 +113,6 @@ class Trainer:
             self.ema.load_state_dict(ema)
 
 
-def _state_dict_copy(model: torch.nn.Module) -> dict[str, torch.Tensor]:
+def state_dict_copy(model: torch.nn.Module) -> dict[str, torch.Tensor]:
+    """A copy of ``model``'s parameters and buffers on the CPU."""
     return {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}

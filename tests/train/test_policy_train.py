@@ -1,0 +1,208 @@
+"""The policy net in training (policy.enabled): its replay buffer, config checks, a short run
+that learns, checkpoints and resumes exactly, and `rebel eval --policy-net` on its result."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from rebel import _core
+from rebel.config.train import ConfigError, PolicySection, load_train_config
+from rebel.nets.policy_mlp import PolicyMLP
+from rebel.train.checkpoint import load_checkpoint
+from rebel.train.policy_trainer import PolicyReplay, PolicyTrainer
+from tests.conftest import run_cli
+from tests.train.test_train import TINY, epochs_of, metrics
+
+HAS_POLICY_BINDINGS = hasattr(_core, "MlpPolicyNet")
+needs_bindings = pytest.mark.skipif(not HAS_POLICY_BINDINGS, reason="the extension has no policy nets")
+
+
+def _fake_step(rng: np.random.Generator, n: int, q: int = 5, H: int = 2, A: int = 3) -> SimpleNamespace:
+    legal = rng.random((n, A)) < 0.7
+    legal[:, 0] = True
+    raw = rng.random((n, H, A)) * legal[:, None, :]
+    return SimpleNamespace(policy_rows=rng.random((n, q)).astype(np.float32),
+                           policy_targets=(raw / raw.sum(axis=2, keepdims=True)).astype(np.float32),
+                           policy_legal=legal, policy_weights=rng.random((n, H)).astype(np.float32), policy_count=n)
+
+
+def test_policy_replay_packs_flushes_subsamples_and_round_trips():
+    rng = np.random.default_rng(0)
+    replay = PolicyReplay(100, 5, 2, 3)
+    step = _fake_step(rng, 4)
+    replay.add_step(step)
+    assert replay.added == 0  # pending until the epoch boundary
+    assert replay.flush() == 4 and replay.added == 4
+    ring = replay.buffer.state()
+    rows, targets, legal, weights = replay.unpack(ring["rows"], ring["targets"])
+    np.testing.assert_array_equal(rows, step.policy_rows)
+    np.testing.assert_array_equal(targets, step.policy_targets)
+    np.testing.assert_array_equal(legal, step.policy_legal)
+    np.testing.assert_array_equal(weights, step.policy_weights)
+    batch = replay.sample(7, np.random.default_rng(1))
+    assert [a.shape for a in batch] == [(7, 5), (7, 2, 3), (7, 3), (7, 2)] and batch[2].dtype == bool
+    # The state round-trips; pending nodes must be flushed first.
+    other = PolicyReplay(100, 5, 2, 3)
+    other.load_state(replay.state())
+    assert other.added == 4
+    replay.add_step(_fake_step(rng, 2))
+    with pytest.raises(RuntimeError, match="flush"):
+        replay.state()
+    # The state at an earlier boundary stays writable while the lookahead holds the later nodes.
+    small = PolicyReplay(4, 5, 2, 3, lookahead=2)
+    small.add_step(_fake_step(rng, 4))
+    small.flush()
+    first = small.ring_state()
+    small.add_step(_fake_step(rng, 2))
+    small.flush()
+    np.testing.assert_array_equal(small.ring_state(upto=4)["rows"], first["rows"])
+    small.add_step(_fake_step(rng, 1))
+    small.flush()
+    with pytest.raises(ValueError, match="overwriting"):
+        small.ring_state(upto=4)
+    # max_nodes_per_step: the same nodes of the same step whatever the order, at most that many.
+    a, b = PolicyReplay(100, 5, 2, 3, max_nodes_per_step=3, seed=7), PolicyReplay(100, 5, 2, 3, 3, seed=7)
+    s1, s2 = _fake_step(rng, 10), _fake_step(rng, 2)
+    a.add_step(s1)
+    a.add_step(s2)
+    b.add_step(s2)
+    b.add_step(s1)
+    assert a.flush() == b.flush() == 5
+    rows_a = {r.tobytes() for r in a.buffer.state()["rows"]}
+    assert rows_a == {r.tobytes() for r in b.buffer.state()["rows"]}
+    assert rows_a <= {r.tobytes() for r in np.concatenate([s1.policy_rows, s2.policy_rows])}
+
+
+def test_policy_trainer_fits_a_fixed_policy():
+    """On one node whose target is known, the loss falls to the target's entropy (KL -> 0)."""
+    import torch
+
+    torch.manual_seed(0)
+    rng = np.random.default_rng(2)
+    step = _fake_step(rng, 1)
+    batch = (step.policy_rows, step.policy_targets, step.policy_legal, step.policy_weights)
+    trainer = PolicyTrainer(PolicyMLP(5, 2, 3, hidden=16, layers=1), PolicySection(lr=3e-2, batch_size=4,
+                                                                                   epoch_examples=64),
+                            torch.device("cpu"))
+    t = step.policy_targets.astype(np.float64)
+    entropy = -np.where(t > 0, t * np.log(np.where(t > 0, t, 1)), 0).sum(axis=2)
+    floor = float((step.policy_weights * entropy).sum() / step.policy_weights.sum())
+    first = trainer.loss_on(batch)
+    for _ in range(5):
+        trainer.train_epoch(lambda n: tuple(np.repeat(a, n, axis=0) for a in batch))  # type: ignore[misc]
+    assert first - floor > 0.05 and trainer.loss_on(batch) - floor < 1e-3
+
+
+@pytest.mark.parametrize("overrides, message", [
+    (["search.warm_start=15"], "set policy.enabled=true"),
+    (["policy.enabled=true", "search.warm_start=15", "search.solver=cfr-avg-modified"], "has no warm start"),
+    (["policy.enabled=true", "search.warm_start=15", "search.off_path=floor"], "off_path 'skip' only"),
+    (["policy.enabled=true", "selfplay.backend=ray"], "selfplay.backend=ray"),
+    (["policy.enabled=true", "search.warm_start=15", "evaluation.backend=ray"], "evaluation.backend=ray"),
+    (["search.warm_start=-1"], "search.warm_start must be"),
+    (["policy.max_nodes_per_step=-1"], "policy.max_nodes_per_step"),
+    (["policy.batch_size=1024", "policy.epoch_examples=512"], "policy.epoch_examples"),
+])
+def test_policy_config_mistakes_are_named(overrides, message):
+    with pytest.raises(ConfigError, match=message):
+        load_train_config(None, overrides)
+
+
+def test_an_fp_solver_warm_starts_with_any_off_path():
+    cfg = load_train_config(None, ["policy.enabled=true", "search.warm_start=15", "search.solver=lfp",
+                                   "search.off_path=floor"])
+    assert cfg.search.warm_start == 15 and cfg.policy.enabled
+
+
+POLICY = TINY + ["selfplay.threads=1", "trainer.torch_threads=1", "run.checkpoint_every=1",
+                 "evaluation.every=2", "evaluation.final=false", "evaluation.references=false",
+                 "evaluation.heldout_steps=0", "policy.enabled=true", "policy.hidden=64", "policy.lr=3e-3",
+                 "policy.epoch_examples=2560", "policy.batch_size=256", "search.warm_start=15"]
+
+
+@pytest.fixture(scope="module")
+def policy_runs(tmp_path_factory):
+    """A 4-epoch run, and the same run stopped after 2 epochs then resumed to 4."""
+    root = tmp_path_factory.mktemp("policy")
+    full = run_cli("train", "quick", *POLICY, "run.epochs=4", f"run.dir={root}", "run.name=full", "--json",
+                   timeout=300)
+    assert full.returncode == 0, full.stderr
+    part = run_cli("train", "quick", *POLICY, "run.epochs=2", f"run.dir={root}", "run.name=part", "--json",
+                   timeout=300)
+    assert part.returncode == 0, part.stderr
+    resumed = run_cli("train", "--resume", str(root / "part"), "run.epochs=4", "--json", timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    return root, json.loads(full.stdout)
+
+
+@needs_bindings
+@pytest.mark.slow
+def test_policy_training_learns_checkpoints_and_resumes_exactly(policy_runs):
+    root, summary = policy_runs
+    records = epochs_of(metrics(root / "full"))
+    assert records[1]["policy_loss"] is None  # no D_pi before the first epoch boundary
+    losses = [records[e]["policy_loss"] for e in (2, 3, 4)]
+    assert losses[-1] < losses[0], losses
+    assert records[4]["policy_nodes"] > 0 and records[4]["policy_replay_size"] == records[4]["policy_nodes"]
+    assert summary["policy_weights"] == str(root / "full" / "policy.bin")
+    state = load_checkpoint(root / "full" / "checkpoint.pt")
+    assert {"trainer", "replay", "rng"} <= set(state["policy"])
+    # Resumed at epoch 2: the same epochs, losses, exploitabilities and weights, exactly.
+    after = epochs_of(metrics(root / "part"))
+    assert sorted(after) == sorted(records) == list(range(5))
+    for epoch in range(5):
+        assert after[epoch] == records[epoch], epoch
+    for name in ("weights.bin", "policy.bin"):
+        assert (root / "full" / name).read_bytes() == (root / "part" / name).read_bytes(), name
+
+
+@needs_bindings
+@pytest.mark.slow
+def test_eval_with_the_trained_policy_net_and_its_bad_inputs(policy_runs):
+    root, _ = policy_runs
+    run = root / "full"
+    base = ["eval", "--dice", "1", "--faces", "3", "--net", str(run / "weights.bin"), "--iters", "128",
+            "--repeats", "64", "--threads", "1", "--no-mode-a", "--json"]
+    ev = run_cli(*base, "--policy-net", str(run / "policy.bin"), "--warm-start", "15")
+    assert ev.returncode == 0, ev.stderr
+    out = json.loads(ev.stdout)
+    assert out["warm_start"] == 15 and out["policy_net"] == str(run / "policy.bin")
+    # The run's last evaluation (epoch 4) used the same nets, search and seed.
+    last = epochs_of(metrics(run))[4]["exploitability"]
+    assert out["mode_b"][-1]["exploitability"] == pytest.approx(last, abs=1e-12)
+    _check_bad_policy_inputs(run, base)
+
+
+def _check_bad_policy_inputs(run: Path, base: list[str]) -> None:
+    cases = [
+        (["--policy-net", str(run / "weights.bin"), "--warm-start", "15"], "look like a value net"),
+        (["--warm-start", "15"], "needs a policy net"),
+        (["--policy-net", str(run / "policy.bin")], "search.warm_start is 0"),
+        (["--policy-net", str(run / "policy.bin"), "--warm-start", "15", "--solver", "cfr-avg"], "no warm start"),
+        (["--policy-net", str(run / "policy.bin"), "--warm-start", "15", "--off-path", "floor"], "'skip' only"),
+        (["--policy-net", str(run / "missing.bin"), "--warm-start", "15"], "is not a file"),
+        (["--policy-net", str(run / "policy.bin"), "--warm-start", "-1"], "--warm-start must be >= 0"),
+        (["--policy-net", str(run / "policy.bin"), "--warm-start", "15", "--backend", "ray"], "backend ray"),
+    ]
+    for extra, message in cases:
+        r = run_cli(*base, *extra)
+        assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr, (extra, r.stderr)
+
+
+def test_eval_refuses_a_policy_net_of_another_game(tmp_path):
+    """A policy file sized for 1x4f on 1x3f, and warm starts without a policy net: exit 2 (no bindings needed)."""
+    import rebel
+    from rebel.nets.policy_mlp import export_policy_weights
+
+    other = rebel.make_game("liars_dice", {"num_dice": 1, "num_faces": 4})
+    export_policy_weights(PolicyMLP.for_game(other, hidden=8, layers=1), tmp_path / "p.bin")
+    base = ["eval", "--dice", "1", "--faces", "3", "--iters", "8", "--repeats", "2", "--threads", "1",
+            "--no-mode-a", "--json"]
+    r = run_cli(*base, "--policy-net", str(tmp_path / "p.bin"), "--warm-start", "15")
+    assert r.returncode == 2 and "do not fit a policy net" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    r = run_cli(*base, "--warm-start", "15")
+    assert r.returncode == 2 and "needs a policy net" in r.stderr, r.stderr

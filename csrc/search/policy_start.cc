@@ -12,16 +12,6 @@
 
 namespace rebel {
 
-namespace {
-
-double mass(const std::vector<double>& reach, int node, int H) {
-  double total = 0.0;
-  for (int h = 0; h < H; ++h) total += reach[static_cast<size_t>(node) * H + h];
-  return total;
-}
-
-}  // namespace
-
 std::vector<double> policy_net_start(const Game& game, const PublicTree& t, const Beliefs& root_beliefs,
                                      PolicyNet& net) {
   check_tree_game(game, t);
@@ -61,11 +51,13 @@ std::vector<double> policy_net_start(const Game& game, const PublicTree& t, cons
         }
       }
     }
+    // Every decision node is queried, also those a player reaches with mass 0 (their
+    // normalised beliefs are then uniform): the responses to the opponent's deviations are
+    // part of the policy, and starting them uniform made a warm start from an exact
+    // equilibrium worse than a cold start (m,n,k 2x3x3, T = 8: 0.13 against 0.013).
     queried.clear();
     for (int n = begin; n < end; ++n) {
-      if (t.kind[n] == NodeKind::kDecision && mass(reach[0], n, H) > 0.0 && mass(reach[1], n, H) > 0.0) {
-        queried.push_back(n);
-      }
+      if (t.kind[n] == NodeKind::kDecision) queried.push_back(n);
     }
     begin = end;
     if (queried.empty()) continue;

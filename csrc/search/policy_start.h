@@ -15,8 +15,8 @@ namespace rebel {
 // each decision node n is queried at its PBS under sigma0 so far: both players' reaches
 // from the normalised `root_beliefs` through the sigma0 rows already set above n (chance
 // nodes multiply by their outcomes' chance factors, as compute_reach does), normalised; the
-// query row's [0] and [1] are the player acting at n. A node either player reaches with
-// mass 0 gets the uniform policy, without a query. The net's action ids map to children by
+// query row's [0] and [1] are the player acting at n. Every decision node is queried: a
+// player who reaches n with mass 0 has uniform beliefs there. The net's action ids map to children by
 // subgame.action[child]. Throws std::invalid_argument on bad beliefs or a net answer that
 // is not a distribution (non-finite, negative, or not summing to 1 within 1e-6).
 std::vector<double> policy_net_start(const Game& game, const PublicTree& subgame, const Beliefs& root_beliefs,

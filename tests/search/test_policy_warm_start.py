@@ -96,9 +96,11 @@ def numpy_start(game, tree, b0, b1, net):
                 elif player[p] == q:
                     r *= sigma[n]
                 reach[q][n] = r
-        if kind[n] != DECISION or reach[0][n].sum() <= 0 or reach[1][n].sum() <= 0:
+        if kind[n] != DECISION:
             continue
-        pol = _core.policy_net_policies(net, game, [tree.history(n)], reach[0][n][None], reach[1][n][None])[0]
+        # a player who reaches n with mass 0 is queried with uniform beliefs
+        b = [r[n] / r[n].sum() if r[n].sum() > 0 else np.full(H, 1.0 / H) for r in reach]
+        pol = _core.policy_net_policies(net, game, [tree.history(n)], b[0][None], b[1][None])[0]
         queried += 1
         for c in range(first[n], first[n] + tree.num_children[n]):
             sigma[c] = pol[:, action[c]]
@@ -158,14 +160,14 @@ def test_near_equilibrium_warm_start_beats_the_cold_search_on_kuhn():
         assert _expl(game, cold.average_policy()) == pytest.approx(cold_want, abs=5e-4)
 
 
-def test_pure_equilibrium_start_and_the_zero_mass_rule():
+def test_warm_start_from_an_exact_pure_equilibrium_stays_there():
     """m,n,k 2x3x3 (perfect information, one hand): a pure exact equilibrium (exploitability
-    exactly 0) as a TabularPolicyNet. sigma0 is that equilibrium at every decision node both
-    players reach under it and uniform at every other (the zero-mass rule: no query there).
-    So the responses to the opponent's deviations start uniform, the off_path 'skip' solver
-    never updates them until the opponent deviates, and the warm search is MORE exploitable
-    than the cold one. Measured, linear CFR, mode (a): T = 2, 0.1778 warm against 0.0667 cold;
-    T = 8, 0.1295 against 0.0133 (a finding about the rule, pinned here)."""
+    exactly 0) as a TabularPolicyNet. sigma0 is that equilibrium at every decision node, the
+    ones either player reaches with mass 0 under it included (the responses to deviations);
+    its regrets are all <= 0, so regret matching falls back to sigma0 everywhere and the
+    warm-started search plays the equilibrium exactly at every T, where the cold one does
+    not (mode (a), linear CFR: 0.0667 at T = 2, 0.0133 at T = 8). Before every node was
+    queried, the zero-mass nodes started uniform and the warm search read 0.1778 / 0.1295."""
     game = make("mnk", m=2, n=3, k=3)
     tree = full_tree(game)
     avg = rebel.solve(game, "dcfr", 2000, progress=False, tree=tree).policy
@@ -176,20 +178,19 @@ def test_pure_equilibrium_start_and_the_zero_mass_rule():
     assert _expl(game, pure) == 0.0
     net = _core.TabularPolicyNet(game, pure.ravel())  # the flat layout is accepted too
     sigma0 = _core.policy_net_start(game, tree, [1.0], [1.0], net)
-    reach = average_reaches(game, tree, pure, np.ones(1), np.ones(1))
-    uniform = np.asarray(_core.uniform_policy(game, tree), dtype=float).reshape(-1, 1)
-    on_path = 0
     for n in tree.decision_nodes:
         kids = slice(tree.first_child[n], tree.first_child[n] + tree.num_children[n])
-        both = reach[0][n].sum() > 0 and reach[1][n].sum() > 0
-        on_path += both
-        np.testing.assert_array_equal(sigma0[kids], (pure if both else uniform)[kids])
-    assert 0 < on_path < len(tree.decision_nodes)
-    for T, warm_want, cold_want in ((2, 0.1778, 0.0667), (8, 0.1295, 0.0133)):
+        np.testing.assert_array_equal(sigma0[kids], pure[kids])
+    reach = average_reaches(game, tree, pure, np.ones(1), np.ones(1))
+    off_path = sum(not (reach[0][n].sum() > 0 and reach[1][n].sum() > 0) for n in tree.decision_nodes)
+    assert off_path > 0  # the check covers nodes off the equilibrium's path
+    for T, cold_want in ((2, 0.0667), (8, 0.0133)):
         warm = _core.TestTimeSearch(game, None, "lcfr", 1000, T, policy_net=net, warm_iterations=15)
         cold = _core.TestTimeSearch(game, None, "lcfr", 1000, T)
-        assert _expl(game, warm.average_policy()) == pytest.approx(warm_want, abs=5e-4)
+        assert _expl(game, warm.average_policy()) == 0.0
         assert _expl(game, cold.average_policy()) == pytest.approx(cold_want, abs=5e-4)
+        for seed in range(4):  # mode (b): every sampled iterate is the equilibrium too
+            assert _expl(game, warm.sampled_policy(seed)) == 0.0
 
 
 def test_warm_start_beats_the_cold_search_with_the_oracle_net():

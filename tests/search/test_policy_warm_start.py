@@ -4,6 +4,8 @@ recomputation, an equilibrium warm start staying put, K = 0 bit-identical to no 
 D_pi against a separate solve, the sampled iteration's weights, and the input checks."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -378,3 +380,28 @@ def test_bad_inputs():
         _core.TabularPolicyNet(ld14, bad)
     with pytest.raises(ValueError, match="shape"):
         _core.TabularPolicyNet(ld14, uniform[:-1])
+
+
+@pytest.mark.slow
+def test_warm_start_experiment_quick_run(tmp_path):
+    """experiments/warm_start.py --quick (about 10 s): the whole pipeline on the 1x4f-cfr cell:
+    D_pi from self-play with the committed Table 2 net, a policy net trained on it (its
+    held-out loss between the targets' entropy and the uniform policy's), the evaluated rows
+    and the speed comparison."""
+    from tests.helpers.scripts import load
+
+    warm_start = load("warm_start")
+    out = tmp_path / "warm_start"
+    assert warm_start.main(["--quick", "--out", str(out)]) == 0
+    cell = out / "1x4f-cfr"
+    train = json.loads((cell / "train.json").read_text())
+    ref = train["heldout_reference"]
+    assert train["examples"] > 0 and ref["target_entropy"] < train["history"][-1]["heldout"] < ref["uniform"]
+    rows = json.loads((cell / "eval.json").read_text())["rows"]
+    assert list(rows) == ["warm_T256", "cold_T256", "warm_T1024"]
+    assert rows["warm_T256"]["warm_iterations"] == 15 and rows["cold_T256"]["warm_iterations"] == 0
+    for row in rows.values():
+        assert 0 < row["mean"] < 1
+    speed = json.loads((cell / "speed.json").read_text())
+    assert speed["examples_per_second"]["warm_T256"] > 0 and speed["examples_per_second"]["cold_T1024"] > 0
+    assert "| 1x4f-cfr | lcfr, warm | 256 | 15 |" in (out / "warm_start.md").read_text()

@@ -1,0 +1,375 @@
+"""The policy-net warm start of ReBeL's Algorithm 1, measured on the Table 2 nets.
+
+    python experiments/warm_start.py --cells 1x4f-cfr [--steps 4000] [--out DIR]
+    python experiments/warm_start.py --quick          # the pipeline in about a minute
+
+For each cell (a Liar's Dice game and its CFR-D Table 2 run, experiments/results/table2/CELL)
+the script, with that run's final value net frozen:
+
+1. **collects D_pi**: self-play with the cell's own search (linear CFR-D, depth 2, T = 1024,
+   epsilon 0.25), each step recording every PBS of its subgame with the subgame's average
+   policy (``SelfPlayGenerator(collect_policy=True)``); a second, separately seeded stream of
+   steps is the held-out set;
+2. **trains the policy net** on it (``rebel.nets.policy_mlp``: the value net's MLP shape,
+   masked softmax over the legal actions, cross-entropy weighted by the actor's beliefs) and
+   reports train and held-out loss beside the held-out entropy of the targets (the loss of a
+   perfect net) and the loss of the uniform policy;
+3. **evaluates the paper's protocol** (mode (b), N = 1024, seeds 0/1/2, fp32) with the policy
+   net warm-starting every subgame (K = 15 iterations, the paper's figure) at T = 1024 and at
+   T = 256, and the cold search at T = 256; the cold T = 1024 figure is the cell's committed
+   eval.json (the same protocol; fp32 exploitability does not depend on the CPU);
+4. **measures self-play speed**: examples per second of the cold search at T = 1024 and the
+   warm search at T = 256, one loop each, alternating blocks of steps in one process.
+
+A phase whose output exists is not redone (``--force`` redoes all). Writes
+``OUT/CELL/{dpi.npz, policy.bin, train.json, eval.json, speed.json}`` and ``OUT/warm_start.md``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import statistics
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Dict, List, Sequence
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from rebel import _core
+from rebel.games import game_from_config
+from rebel.nets.policy_mlp import (
+    PolicyMLP,
+    export_policy_weights,
+    policy_loss,
+)
+from rebel.search.evaluate import evaluate
+from rebel.search.selfplay import SelfPlayLoop
+from rebel.search.settings import EvalSettings
+from rebel.util.machine import cpu_name
+
+log = logging.getLogger("warm_start")
+
+FORMAT = 1
+ROOT = Path(__file__).resolve().parent
+TABLE2 = ROOT / "results" / "table2"
+WARM_ITERATIONS = 15  # the paper's appendix: regrets scaled as if 15 iterations had been played
+SEEDS = (0, 1, 2)
+
+
+def cell_config(cell: str) -> Dict[str, Any]:
+    """The game and search of a Table 2 cell, from its committed config.yaml."""
+    import yaml  # omegaconf's dependency
+
+    config = yaml.safe_load((TABLE2 / cell / "config.yaml").read_text())
+    return {"game": config["game"], "search": config["search"], "weights": str(TABLE2 / cell / "weights.bin")}
+
+
+def generator_for(game: _core.Game, value_net: Any, search: Dict[str, Any], iterations: int,
+                  policy_net: Any = None, warm: int = 0, collect: bool = False) -> _core.SelfPlayGenerator:
+    return _core.SelfPlayGenerator(game, value_net, solver=search["solver"], depth=search["depth"],
+                                   iterations=iterations, epsilon=search["epsilon"],
+                                   sampling=search["iteration_sampling"], off_path=search["off_path"],
+                                   policy_net=policy_net, warm_iterations=warm, collect_policy=collect)
+
+
+# ------------------------------------------------------------------ 1. D_pi
+
+def collect(game: _core.Game, value_net: Any, search: Dict[str, Any], steps: int, seed: int,
+            loops: int = 2, desc: str = "D_pi") -> Dict[str, np.ndarray]:
+    """D_pi from `steps` self-play steps on `loops` threads (loop i seeded (seed, i))."""
+    generator = generator_for(game, value_net, search, search["iterations"], collect=True)
+    per_loop = [steps // loops + (i < steps % loops) for i in range(loops)]
+    bar = tqdm(total=steps, desc=desc, unit="step", file=sys.stderr, disable=not sys.stderr.isatty())
+
+    def run(i: int) -> List[Any]:
+        loop = SelfPlayLoop(game, generator, np.random.SeedSequence([seed, i]))
+        out = []
+        for _ in range(per_loop[i]):
+            r = loop.step()
+            if r.policy_count:
+                out.append((np.array(r.policy_rows), np.array(r.policy_targets), np.array(r.policy_legal),
+                            np.array(r.policy_weights)))
+            bar.update(1)
+        return out
+
+    with ThreadPoolExecutor(loops) as pool:
+        parts = [p for chunk in pool.map(run, range(loops)) for p in chunk]
+    bar.close()
+    return {name: np.concatenate([p[k] for p in parts]) for k, name in
+            enumerate(("rows", "targets", "legal", "weights"))}
+
+
+# ------------------------------------------------------------------ 2. training
+
+def held_out_reference(data: Dict[str, np.ndarray]) -> Dict[str, float]:
+    """The loss of a perfect net (the targets' weighted entropy) and of the uniform policy."""
+    t, legal, w = data["targets"].astype(np.float64), data["legal"], data["weights"].astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        entropy = -np.where(t > 0, t * np.log(t), 0.0).sum(axis=2)
+    uniform = np.log(legal.sum(axis=1))[:, None] * np.ones_like(w)
+    total = w.sum()
+    return {"target_entropy": float((w * entropy).sum() / total), "uniform": float((w * uniform).sum() / total)}
+
+
+def tensors(data: Dict[str, np.ndarray]) -> List[torch.Tensor]:
+    return [torch.from_numpy(np.ascontiguousarray(data[k])) for k in ("rows", "targets", "legal", "weights")]
+
+
+def mean_loss(model: PolicyMLP, data: List[torch.Tensor], batch: int = 4096) -> float:
+    """The belief-weighted cross-entropy over the whole set."""
+    total, weight = 0.0, 0.0
+    with torch.no_grad():
+        for start in range(0, data[0].shape[0], batch):
+            x, t, legal, w = (d[start:start + batch] for d in data)
+            total += float(policy_loss(model(x), t, legal, w)) * float(w.sum())
+            weight += float(w.sum())
+    return total / weight
+
+
+def train(game: _core.Game, data: Dict[str, np.ndarray], held: Dict[str, np.ndarray], epochs: int,
+          seed: int = 0, hidden: int = 256, layers: int = 2, lr: float = 1e-3, batch: int = 512) -> Any:
+    torch.manual_seed(seed)
+    model = PolicyMLP.for_game(game, hidden=hidden, layers=layers)
+    optim = torch.optim.Adam(model.parameters(), lr=lr)
+    train_t, held_t = tensors(data), tensors(held)
+    n = train_t[0].shape[0]
+    gen = torch.Generator().manual_seed(seed)
+    history = []
+    for epoch in tqdm(range(epochs), desc="policy net", unit="epoch", file=sys.stderr,
+                      disable=not sys.stderr.isatty()):
+        # cosine decay to 0: the set is fixed, so the last epochs polish
+        for group in optim.param_groups:
+            group["lr"] = lr * 0.5 * (1 + np.cos(np.pi * epoch / epochs))
+        order = torch.randperm(n, generator=gen)
+        for start in range(0, n, batch):
+            idx = order[start:start + batch]
+            x, t, legal, w = (d[idx] for d in train_t)
+            loss = policy_loss(model(x), t, legal, w)
+            optim.zero_grad()
+            loss.backward()
+            optim.step()
+        if epoch % max(1, epochs // 10) == 0 or epoch == epochs - 1:
+            history.append({"epoch": epoch + 1, "train": mean_loss(model, train_t),
+                            "heldout": mean_loss(model, held_t)})
+            log.info("epoch %d: train %.4f, held-out %.4f", epoch + 1, history[-1]["train"], history[-1]["heldout"])
+    return model, history
+
+
+# ------------------------------------------------------------------ 3. evaluation
+
+def evaluate_row(game: _core.Game, weights: str, search: Dict[str, Any], iterations: int, warm: int,
+                 policy_path: str, seeds: Sequence[int], repeats: int) -> Dict[str, Any]:
+    runs = []
+    for seed in seeds:
+        settings = EvalSettings(net=weights, solver=search["solver"], depth=search["depth"], iterations=iterations,
+                                repeats=repeats, threads=2, seed=seed, off_path=search["off_path"],
+                                mode_a=False, full_game=False, warm_start=warm,
+                                policy_net=policy_path if warm > 0 else "")
+        start = time.perf_counter()
+        result = evaluate(game, settings, progress=sys.stderr.isatty())
+        runs.append({"seed": seed, "exploitability": result["mode_b"][-1]["exploitability"],
+                     "seconds": time.perf_counter() - start})
+        log.info("T=%d K=%d seed %d: %.5f (%.0f s)", iterations, warm, seed, runs[-1]["exploitability"],
+                 runs[-1]["seconds"])
+    values = [r["exploitability"] for r in runs]
+    return {"iterations": iterations, "warm_iterations": warm, "runs": runs, "mean": statistics.fmean(values),
+            "stdev": statistics.stdev(values) if len(values) > 1 else 0.0}
+
+
+def evaluate_equilibrium_row(game: _core.Game, value_net: Any, search: Dict[str, Any], iterations: int, warm: int,
+                             seeds: Sequence[int], repeats: int, equilibrium_iterations: int) -> Dict[str, Any]:
+    """The same protocol, every subgame warm-started from a full-game DCFR solve (TabularPolicyNet)."""
+    import rebel
+
+    tree = _core.build_tree(game)
+    solved = rebel.solve(game, "dcfr", equilibrium_iterations, progress=False, tree=tree)
+    eq_expl = float(rebel.exploitability(game, tree, solved.policy)["exploitability"])
+    log.info("full-game DCFR, %d iterations: exploitability %.2e", equilibrium_iterations, eq_expl)
+    searcher = _core.TestTimeSearch(game, value_net, search["solver"], search["depth"], iterations,
+                                    off_path=search["off_path"], policy_net=_core.TabularPolicyNet(game, solved.policy),
+                                    warm_iterations=warm)
+    runs = []
+    for seed in seeds:
+        start = time.perf_counter()
+        e = float(searcher.evaluate_sampled(repeats, threads=2, seed=seed)["exploitability"][-1])
+        runs.append({"seed": seed, "exploitability": e, "seconds": time.perf_counter() - start})
+        log.info("T=%d K=%d from the equilibrium, seed %d: %.5f", iterations, warm, seed, e)
+    values = [r["exploitability"] for r in runs]
+    return {"iterations": iterations, "warm_iterations": warm, "start": f"full-game dcfr {equilibrium_iterations}",
+            "start_exploitability": eq_expl, "runs": runs, "mean": statistics.fmean(values),
+            "stdev": statistics.stdev(values) if len(values) > 1 else 0.0}
+
+
+DEFAULT_ROWS = ("warm_T256", "cold_T256", "warm_T1024")
+
+
+def parse_row(name: str) -> tuple[int, int]:
+    """(T, K) of a row name: warm_T<T> (K = 15), warm_T<T>_K<K> or cold_T<T>; eqwarm_T<T>[_K<K>]
+    warm-starts from the full-game equilibrium instead of the policy net (the ceiling of a
+    perfect policy net)."""
+    parts = name.split("_")
+    try:
+        if parts[0] not in ("warm", "cold", "eqwarm") or not parts[1].startswith("T") or len(parts) > 3:
+            raise ValueError
+        iterations = int(parts[1][1:])
+        warm = 0 if parts[0] == "cold" else int(parts[2][1:]) if len(parts) == 3 else WARM_ITERATIONS
+        if len(parts) == 3 and (parts[0] == "cold" or not parts[2].startswith("K")):
+            raise ValueError
+    except (ValueError, IndexError):
+        raise SystemExit(f"warm_start.py: bad row {name!r}: use warm_T<T>, warm_T<T>_K<K>, cold_T<T> or "
+                         "eqwarm_T<T>[_K<K>]") from None
+    return iterations, warm
+
+
+# ------------------------------------------------------------------ 4. speed
+
+def speed(game: _core.Game, value_net: Any, policy_net: Any, search: Dict[str, Any], blocks: int,
+          steps_per_block: int) -> Dict[str, Any]:
+    """Examples per second (2 per step) of cold T = 1024 and warm T = 256, alternating blocks."""
+    arms = {"cold_T1024": generator_for(game, value_net, search, 1024),
+            "warm_T256": generator_for(game, value_net, search, 256, policy_net, WARM_ITERATIONS)}
+    loops = {name: SelfPlayLoop(game, g, np.random.SeedSequence([7, k])) for k, (name, g) in enumerate(arms.items())}
+    seconds = {name: 0.0 for name in arms}
+    for _ in range(blocks):
+        for name, loop in loops.items():
+            start = time.perf_counter()
+            for _ in range(steps_per_block):
+                loop.step()
+            seconds[name] += time.perf_counter() - start
+    examples = 2 * blocks * steps_per_block
+    rates = {name: examples / s for name, s in seconds.items()}
+    return {"cpu": cpu_name(), "threads": 1, "examples_per_arm": examples, "examples_per_second": rates,
+            "ratio": rates["warm_T256"] / rates["cold_T1024"]}
+
+
+# ------------------------------------------------------------------ driver
+
+def run_cell(cell: str, out: Path, args: argparse.Namespace) -> Dict[str, Any]:
+    cfg = cell_config(cell)
+    game = game_from_config(cfg["game"])
+    search = cfg["search"]
+    value_net = _core.MlpValueNet(game, cfg["weights"], precision="fp32")
+    folder = out / cell
+    folder.mkdir(parents=True, exist_ok=True)
+
+    dpi = folder / "dpi.npz"
+    if args.force or not dpi.exists():
+        data = collect(game, value_net, search, args.steps, seed=0)
+        held = collect(game, value_net, search, max(1, args.steps // 8), seed=1, desc="held-out D_pi")
+        np.savez_compressed(dpi, **data, **{"held_" + k: v for k, v in held.items()})
+    z = np.load(dpi)
+    data = {k: z[k] for k in ("rows", "targets", "legal", "weights")}
+    held = {k: z["held_" + k] for k in ("rows", "targets", "legal", "weights")}
+    log.info("%s: D_pi %d train / %d held-out PBSs", cell, data["rows"].shape[0], held["rows"].shape[0])
+
+    policy_path = folder / "policy.bin"
+    train_json = folder / "train.json"
+    if args.force or not policy_path.exists():
+        model, history = train(game, data, held, args.epochs)
+        export_policy_weights(model, policy_path)
+        train_json.write_text(json.dumps({
+            "format": FORMAT, "steps": args.steps, "examples": int(data["rows"].shape[0]),
+            "heldout_examples": int(held["rows"].shape[0]), "epochs": args.epochs, "history": history,
+            "heldout_reference": held_out_reference(held)}, indent=1))
+
+    eval_json = folder / "eval.json"
+    rows = json.loads(eval_json.read_text())["rows"] if eval_json.exists() and not args.force else {}
+    for name in args.rows:
+        iterations, warm = parse_row(name)
+        if name in rows:
+            continue
+        if name.startswith("eqwarm"):
+            rows[name] = evaluate_equilibrium_row(game, value_net, search, iterations, warm, args.seeds,
+                                                  args.repeats, args.equilibrium_iterations)
+        else:
+            rows[name] = evaluate_row(game, cfg["weights"], search, iterations, warm, str(policy_path), args.seeds,
+                                      args.repeats)
+        eval_json.write_text(json.dumps({"format": FORMAT, "cell": cell, "repeats": args.repeats, "rows": rows},
+                                        indent=1))
+    speed_json = folder / "speed.json"
+    if not args.no_speed and (args.force or not speed_json.exists()):
+        policy_net = _core.MlpPolicyNet(game, str(policy_path), precision="fp32")
+        speed_json.write_text(json.dumps(speed(game, value_net, policy_net, search, args.speed_blocks,
+                                               args.speed_steps), indent=1))
+    return {"cell": cell, "repeats": args.repeats, "rows": rows, "train": json.loads(train_json.read_text()),
+            "speed": json.loads(speed_json.read_text()) if speed_json.exists() else None}
+
+
+def committed_cold(cell: str) -> Dict[str, float]:
+    runs = json.loads((TABLE2 / cell / "eval.json").read_text())["runs"]
+    values = [r["exploitability"] for r in runs]
+    return {"mean": statistics.fmean(values), "stdev": statistics.stdev(values),
+            "seeds": "/".join(str(r["seed"]) for r in runs)}
+
+
+def markdown(results: List[Dict[str, Any]]) -> str:
+    """Two tables: exploitability per cell and row; the policy net and self-play speed per cell."""
+    lines = ["# Policy-net warm start (experiments/warm_start.py)", "",
+             f"Mode (b), N = {results[0]['repeats']}, fp32, the Table 2 cell's final value net and search; "
+             f"warm rows start every subgame from the policy net as if K updates had played it (default K = "
+             f"{WARM_ITERATIONS}, the paper's); T counts the iterations after them. The cold T = 1024 row is the "
+             "cell's committed Table 2 figure (experiments/results/table2/CELL/eval.json).", "",
+             "| cell | search | T | K | exploitability (mean +- sd over seeds) | seeds |", "|---|---|---|---|---|---|"]
+    for r in results:
+        cold = committed_cold(r["cell"])
+        solver = cell_config(r["cell"])["search"]["solver"]
+        lines.append(f"| {r['cell']} | {solver}, cold (Table 2) | 1024 | 0 | {cold['mean']:.4f} +- {cold['stdev']:.4f}"
+                     f" | {cold['seeds']} |")
+        for row in r["rows"].values():
+            seeds = "/".join(str(run["seed"]) for run in row["runs"])
+            kind = ("warm from the full-game equilibrium" if "start" in row else
+                    "warm" if row["warm_iterations"] else "cold")
+            lines.append(f"| {r['cell']} | {solver}, {kind} | "
+                         f"{row['iterations']} | {row['warm_iterations']} | {row['mean']:.4f} +- {row['stdev']:.4f} "
+                         f"| {seeds} |")
+    lines += ["", "| cell | D_pi PBSs (train / held-out) | held-out loss | perfect (target entropy) | uniform | "
+              "examples/s cold T=1024 | warm T=256 | ratio | CPU |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        t, sp = r["train"], r["speed"]
+        ref = t["heldout_reference"]
+        rates = (f"{sp['examples_per_second']['cold_T1024']:.1f} | {sp['examples_per_second']['warm_T256']:.1f} | "
+                 f"{sp['ratio']:.2f}x | {sp['cpu']}") if sp else "not run | | |"
+        lines.append(f"| {r['cell']} | {t['examples']} / {t['heldout_examples']} | {t['history'][-1]['heldout']:.4f} "
+                     f"| {ref['target_entropy']:.4f} | {ref['uniform']:.4f} | {rates} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cells", default="1x4f-cfr")
+    parser.add_argument("--steps", type=int, default=4000, help="self-play steps of D_pi (held-out: 1/8 of it)")
+    parser.add_argument("--epochs", type=int, default=60)
+    parser.add_argument("--repeats", type=int, default=1024)
+    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--rows", default=",".join(DEFAULT_ROWS),
+                        help="evaluated rows: warm_T<T> (K = 15), warm_T<T>_K<K>, cold_T<T>")
+    parser.add_argument("--equilibrium-iterations", type=int, default=4096,
+                        help="full-game DCFR iterations of the eqwarm rows' start")
+    parser.add_argument("--speed-blocks", type=int, default=4)
+    parser.add_argument("--speed-steps", type=int, default=25)
+    parser.add_argument("--no-speed", action="store_true")
+    parser.add_argument("--force", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: the pipeline only, no figures")
+    parser.add_argument("--out", type=Path, default=ROOT / "results" / "warm_start")
+    args = parser.parse_args(list(argv) or None)
+    args.seeds = [int(s) for s in args.seeds.split(",")]
+    args.rows = args.rows.split(",")
+    for name in args.rows:
+        parse_row(name)
+    if args.quick:
+        args.steps, args.epochs, args.repeats, args.seeds = 40, 2, 4, [0]
+        args.speed_blocks, args.speed_steps = 1, 2
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    results = [run_cell(cell, args.out, args) for cell in args.cells.split(",")]
+    (args.out / "warm_start.md").write_text(markdown(results))
+    print(markdown(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -66,7 +66,8 @@ def cell_config(cell: str) -> Dict[str, Any]:
     import yaml  # omegaconf's dependency
 
     config = yaml.safe_load((TABLE2 / cell / "config.yaml").read_text())
-    return {"game": config["game"], "search": config["search"], "weights": str(TABLE2 / cell / "weights.bin")}
+    game = {k: v for k, v in config["game"].items() if v is not None}  # the unset keys of other games
+    return {"game": game, "search": config["search"], "weights": str(TABLE2 / cell / "weights.bin")}
 
 
 def generator_for(game: _core.Game, value_net: Any, search: Dict[str, Any], iterations: int,

@@ -79,6 +79,19 @@ def test_mlp_policy_net_is_the_masked_softmax_of_the_torch_net(game_fn):
     assert np.ptp(got[mask.numpy()]) > 0.5  # far from uniform: the check has teeth
 
 
+def set_child_reaches(tree, reach, n, policy, parent, first, kind, player):
+    """Both players' reaches at node n from its parent's: the chance factor of n's outcome at a
+    chance node, the acting player's policy row otherwise (the other player's reach passes)."""
+    p = parent[n]
+    for q in (0, 1):
+        r = reach[q][p].copy()
+        if kind[p] == CHANCE:
+            r *= tree.chance_factors(int(p))[n - first[p]]
+        elif player[p] == q:
+            r *= policy[n]
+        reach[q][n] = r
+
+
 def numpy_start(game, tree, b0, b1, net):
     """policy_net_start's definition, top-down in NumPy with one net query per node."""
     H = game.num_hands
@@ -90,14 +103,7 @@ def numpy_start(game, tree, b0, b1, net):
     queried = 0
     for n in range(len(tree)):  # breadth-first: a parent's sigma row is final before its children
         if n > 0:
-            p = parent[n]
-            for q in (0, 1):
-                r = reach[q][p].copy()
-                if kind[p] == CHANCE:
-                    r *= tree.chance_factors(int(p))[n - first[p]]
-                elif player[p] == q:
-                    r *= sigma[n]
-                reach[q][n] = r
+            set_child_reaches(tree, reach, n, sigma, parent, first, kind, player)
         if kind[n] != DECISION:
             continue
         # a player who reaches n with mass 0 is queried with uniform beliefs
@@ -241,14 +247,7 @@ def average_reaches(game, tree, avg, b0, b1):
     reach = [np.zeros((len(tree), H)), np.zeros((len(tree), H))]
     reach[0][0], reach[1][0] = b0 / b0.sum(), b1 / b1.sum()
     for n in range(1, len(tree)):
-        p = parent[n]
-        for q in (0, 1):
-            r = reach[q][p].copy()
-            if kind[p] == CHANCE:
-                r *= tree.chance_factors(int(p))[n - first[p]]
-            elif player[p] == q:
-                r *= avg[n]
-            reach[q][n] = r
+        set_child_reaches(tree, reach, n, avg, parent, first, kind, player)
     return reach
 
 

@@ -59,6 +59,7 @@ ROOT = Path(__file__).resolve().parent
 TABLE2 = ROOT / "results" / "table2"
 WARM_ITERATIONS = 15  # the paper's appendix: regrets scaled as if 15 iterations had been played
 SEEDS = (0, 1, 2)
+ORACLE_ITERATIONS = 1024  # the Table 2 oracle's leaf solves (references.json), for every T
 
 
 def cell_config(cell: str) -> Dict[str, Any]:
@@ -163,14 +164,18 @@ def train(game: _core.Game, data: Dict[str, np.ndarray], held: Dict[str, np.ndar
 
 # ------------------------------------------------------------------ 3. evaluation
 
-def evaluate_row(game: _core.Game, weights: str, search: Dict[str, Any], iterations: int, warm: int,
+def evaluate_row(game: _core.Game, weights: str, search: Dict[str, Any], iterations: int, warm: int, prior: float,
                  policy_path: str, seeds: Sequence[int], repeats: int) -> Dict[str, Any]:
+    """One row under the protocol; ``weights`` "oracle" gives exact leaf values (each leaf PBS
+    solved with ORACLE_ITERATIONS LCFR iterations whatever the row's T, as the Table 2 oracle)."""
     runs = []
+    oracle = weights == "oracle"
     for seed in seeds:
         settings = EvalSettings(net=weights, solver=search["solver"], depth=search["depth"], iterations=iterations,
                                 repeats=repeats, threads=2, seed=seed, off_path=search["off_path"],
                                 mode_a=False, full_game=False, warm_start=warm,
-                                policy_net=policy_path if warm > 0 else "")
+                                policy_net=policy_path if warm > 0 else "", warm_prior=prior,
+                                oracle_iterations=ORACLE_ITERATIONS if oracle else None)
         start = time.perf_counter()
         result = evaluate(game, settings, progress=sys.stderr.isatty())
         runs.append({"seed": seed, "exploitability": result["mode_b"][-1]["exploitability"],
@@ -178,12 +183,17 @@ def evaluate_row(game: _core.Game, weights: str, search: Dict[str, Any], iterati
         log.info("T=%d K=%d seed %d: %.5f (%.0f s)", iterations, warm, seed, runs[-1]["exploitability"],
                  runs[-1]["seconds"])
     values = [r["exploitability"] for r in runs]
-    return {"iterations": iterations, "warm_iterations": warm, "runs": runs, "mean": statistics.fmean(values),
-            "stdev": statistics.stdev(values) if len(values) > 1 else 0.0}
+    row: Dict[str, Any] = {"iterations": iterations, "warm_iterations": warm, "warm_prior": prior, "runs": runs,
+                           "mean": statistics.fmean(values),
+                           "stdev": statistics.stdev(values) if len(values) > 1 else 0.0}
+    if oracle:
+        row["net"] = f"oracle ({ORACLE_ITERATIONS} LCFR iterations per leaf solve)"
+    return row
 
 
 def evaluate_equilibrium_row(game: _core.Game, value_net: Any, search: Dict[str, Any], iterations: int, warm: int,
-                             seeds: Sequence[int], repeats: int, equilibrium_iterations: int) -> Dict[str, Any]:
+                             prior: float, seeds: Sequence[int], repeats: int,
+                             equilibrium_iterations: int) -> Dict[str, Any]:
     """The same protocol, every subgame warm-started from a full-game DCFR solve (TabularPolicyNet)."""
     import rebel
 
@@ -193,7 +203,7 @@ def evaluate_equilibrium_row(game: _core.Game, value_net: Any, search: Dict[str,
     log.info("full-game DCFR, %d iterations: exploitability %.2e", equilibrium_iterations, eq_expl)
     searcher = _core.TestTimeSearch(game, value_net, search["solver"], search["depth"], iterations,
                                     off_path=search["off_path"], policy_net=_core.TabularPolicyNet(game, solved.policy),
-                                    warm_iterations=warm)
+                                    warm_iterations=warm, warm_prior=prior)
     runs = []
     for seed in seeds:
         start = time.perf_counter()
@@ -201,7 +211,8 @@ def evaluate_equilibrium_row(game: _core.Game, value_net: Any, search: Dict[str,
         runs.append({"seed": seed, "exploitability": e, "seconds": time.perf_counter() - start})
         log.info("T=%d K=%d from the equilibrium, seed %d: %.5f", iterations, warm, seed, e)
     values = [r["exploitability"] for r in runs]
-    return {"iterations": iterations, "warm_iterations": warm, "start": f"full-game dcfr {equilibrium_iterations}",
+    return {"iterations": iterations, "warm_iterations": warm, "warm_prior": prior,
+            "start": f"full-game dcfr {equilibrium_iterations}",
             "start_exploitability": eq_expl, "runs": runs, "mean": statistics.fmean(values),
             "stdev": statistics.stdev(values) if len(values) > 1 else 0.0}
 
@@ -209,22 +220,30 @@ def evaluate_equilibrium_row(game: _core.Game, value_net: Any, search: Dict[str,
 DEFAULT_ROWS = ("warm_T256", "cold_T256", "warm_T1024")
 
 
-def parse_row(name: str) -> tuple[int, int]:
-    """(T, K) of a row name: warm_T<T> (K = 15), warm_T<T>_K<K> or cold_T<T>; eqwarm_T<T>[_K<K>]
-    warm-starts from the full-game equilibrium instead of the policy net (the ceiling of a
-    perfect policy net)."""
-    parts = name.split("_")
+def parse_row(name: str) -> tuple[int, int, float]:
+    """(T, K, lambda) of a row name: KIND_T<T>[_K<K>][_P<lambda>] with KIND warm (default K = 15),
+    cold (no K, no P) or eqwarm (warm-started from the full-game equilibrium instead of the
+    policy net: the ceiling of a perfect policy net). P is the warm start's regret prior
+    (SolverParams::warm_prior; default 0). The prefix ``oracle_`` (oracle_warm_T256_P10,
+    oracle_cold_T256) swaps the value net for exact leaf values: the row's exact-leaf level."""
+    oracle = name.startswith("oracle_")
+    parts = name.removeprefix("oracle_").split("_")
     try:
-        if parts[0] not in ("warm", "cold", "eqwarm") or not parts[1].startswith("T") or len(parts) > 3:
+        kind, t, rest = parts[0], parts[1], parts[2:]
+        if kind not in ("warm", "cold", "eqwarm") or not t.startswith("T") or (oracle and kind == "eqwarm"):
             raise ValueError
-        iterations = int(parts[1][1:])
-        warm = 0 if parts[0] == "cold" else int(parts[2][1:]) if len(parts) == 3 else WARM_ITERATIONS
-        if len(parts) == 3 and (parts[0] == "cold" or not parts[2].startswith("K")):
+        iterations = int(t[1:])
+        warm, prior = (0 if kind == "cold" else WARM_ITERATIONS), 0.0
+        if rest and rest[0].startswith("K") and kind != "cold":
+            warm = int(rest.pop(0)[1:])
+        if rest and rest[0].startswith("P") and kind != "cold":
+            prior = float(rest.pop(0)[1:])
+        if rest or iterations < 1 or warm < 0 or not prior >= 0:
             raise ValueError
     except (ValueError, IndexError):
-        raise SystemExit(f"warm_start.py: bad row {name!r}: use warm_T<T>, warm_T<T>_K<K>, cold_T<T> or "
-                         "eqwarm_T<T>[_K<K>]") from None
-    return iterations, warm
+        raise SystemExit(f"warm_start.py: bad row {name!r}: use warm_T<T>[_K<K>][_P<lambda>], cold_T<T> or "
+                         "eqwarm_T<T>[_K<K>][_P<lambda>], the first two optionally prefixed oracle_") from None
+    return iterations, warm, prior
 
 
 # ------------------------------------------------------------------ 4. speed
@@ -281,14 +300,15 @@ def run_cell(cell: str, out: Path, args: argparse.Namespace) -> Dict[str, Any]:
     eval_json = folder / "eval.json"
     rows = json.loads(eval_json.read_text())["rows"] if eval_json.exists() and not args.force else {}
     for name in args.rows:
-        iterations, warm = parse_row(name)
+        iterations, warm, prior = parse_row(name)
         if name in rows:
             continue
         if name.startswith("eqwarm"):
-            rows[name] = evaluate_equilibrium_row(game, value_net, search, iterations, warm, args.seeds,
+            rows[name] = evaluate_equilibrium_row(game, value_net, search, iterations, warm, prior, args.seeds,
                                                   args.repeats, args.equilibrium_iterations)
         else:
-            rows[name] = evaluate_row(game, cfg["weights"], search, iterations, warm, str(policy_path), args.seeds,
+            net = "oracle" if name.startswith("oracle_") else cfg["weights"]
+            rows[name] = evaluate_row(game, net, search, iterations, warm, prior, str(policy_path), args.seeds,
                                       args.repeats)
         eval_json.write_text(json.dumps({"format": FORMAT, "cell": cell, "repeats": args.repeats, "rows": rows},
                                         indent=1))
@@ -315,18 +335,22 @@ def markdown(results: List[Dict[str, Any]]) -> str:
              f"warm rows start every subgame from the policy net as if K updates had played it (default K = "
              f"{WARM_ITERATIONS}, the paper's); T counts the iterations after them. The cold T = 1024 row is the "
              "cell's committed Table 2 figure (experiments/results/table2/CELL/eval.json).", "",
-             "| cell | search | T | K | exploitability (mean +- sd over seeds) | seeds |", "|---|---|---|---|---|---|"]
+             "| cell | search | T | K | prior | exploitability (mean +- sd over seeds) | seeds |",
+             "|---|---|---|---|---|---|---|"]
     for r in results:
         cold = committed_cold(r["cell"])
         solver = cell_config(r["cell"])["search"]["solver"]
-        lines.append(f"| {r['cell']} | {solver}, cold (Table 2) | 1024 | 0 | {cold['mean']:.4f} +- {cold['stdev']:.4f}"
-                     f" | {cold['seeds']} |")
+        lines.append(f"| {r['cell']} | {solver}, cold (Table 2) | 1024 | 0 | 0 | "
+                     f"{cold['mean']:.4f} +- {cold['stdev']:.4f} | {cold['seeds']} |")
         for row in r["rows"].values():
             seeds = "/".join(str(run["seed"]) for run in row["runs"])
             kind = ("warm from the full-game equilibrium" if "start" in row else
                     "warm" if row["warm_iterations"] else "cold")
+            if "net" in row:
+                kind += ", exact leaves (oracle)"
             lines.append(f"| {r['cell']} | {solver}, {kind} | "
-                         f"{row['iterations']} | {row['warm_iterations']} | {row['mean']:.4f} +- {row['stdev']:.4f} "
+                         f"{row['iterations']} | {row['warm_iterations']} | {row.get('warm_prior', 0.0):g} | "
+                         f"{row['mean']:.4f} +- {row['stdev']:.4f} "
                          f"| {seeds} |")
     lines += ["", "| cell | D_pi PBSs (train / held-out) | held-out loss | perfect (target entropy) | uniform | "
               "examples/s cold T=1024 | warm T=256 | ratio | CPU |", "|---|---|---|---|---|---|---|---|---|"]
@@ -348,7 +372,8 @@ def main(argv: Sequence[str] = ()) -> int:
     parser.add_argument("--repeats", type=int, default=1024)
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--rows", default=",".join(DEFAULT_ROWS),
-                        help="evaluated rows: warm_T<T> (K = 15), warm_T<T>_K<K>, cold_T<T>")
+                        help="evaluated rows: warm_T<T> (K = 15), warm_T<T>_K<K>, cold_T<T>, eqwarm_T<T>[_K<K>]; "
+                             "oracle_warm_T<T>[_K<K>] and oracle_cold_T<T> with exact leaf values")
     parser.add_argument("--equilibrium-iterations", type=int, default=4096,
                         help="full-game DCFR iterations of the eqwarm rows' start")
     parser.add_argument("--speed-blocks", type=int, default=4)

@@ -208,7 +208,7 @@ class SubgameSolver:
     """
     CFR-family or fictitious-play solver over a public tree from a public belief state.
     """
-    def __init__(self, game: Game, tree: PublicTree, beliefs0: numpy.typing.ArrayLike | None = None, beliefs1: numpy.typing.ArrayLike | None = None, solver: str = 'lcfr', net: ValueNet | None = None, optimistic: bool = False, dcfr_alpha: typing.SupportsFloat | typing.SupportsIndex = 1.5, dcfr_beta: typing.SupportsFloat | typing.SupportsIndex = 0.0, dcfr_gamma: typing.SupportsFloat | typing.SupportsIndex = 2.0, off_path: str = 'skip', warm_start: typing.Any = None, warm_iterations: typing.Any = None) -> None:
+    def __init__(self, game: Game, tree: PublicTree, beliefs0: numpy.typing.ArrayLike | None = None, beliefs1: numpy.typing.ArrayLike | None = None, solver: str = 'lcfr', net: ValueNet | None = None, optimistic: bool = False, dcfr_alpha: typing.SupportsFloat | typing.SupportsIndex = 1.5, dcfr_beta: typing.SupportsFloat | typing.SupportsIndex = 0.0, dcfr_gamma: typing.SupportsFloat | typing.SupportsIndex = 2.0, off_path: str = 'skip', warm_start: typing.Any = None, warm_iterations: typing.Any = None, warm_prior: typing.SupportsFloat | typing.SupportsIndex = 0.0) -> None:
         """
         off_path: what the CFR solvers do at nodes the current iterate reaches with probability 0:
         'skip' (no regret update there, pseudo-leaves the opponent does not reach are not queried),
@@ -217,7 +217,9 @@ class SubgameSolver:
         warm_start: a policy of shape (tree.size, num_hands), float64, in current_policy()'s layout: start
         as if each player had made warm_iterations updates (default 15, the paper's) with both playing it
         (CFR: its regrets under the solver's weighting, the average from it, regret matching falling back
-        to it; FP: the average from it; off_path 'skip' only). See csrc/solvers/warm_start.cc.
+        to it; FP: the average from it; off_path 'skip' only). warm_prior lambda >= 0 (CFR kinds): each
+        warm update also adds lambda * s * warm_start to the regrets (s: the hand's largest |value| at the
+        node), so the iterates start at the policy. See csrc/solvers/warm_start.cc.
         """
     def average_policy(self) -> numpy.typing.NDArray[numpy.float64]:
         ...
@@ -474,8 +476,10 @@ class TestTimeSearch:
     Full-game policies from depth-limited search at every public state reached (safe search).
     policy_net, warm_iterations K > 0: every subgame solve is first warm-started from the policy
     net (policy_net_start) for K updates; mode (b) then draws iteration i with weight K + i/2 + 1.
+    warm_prior lambda >= 0 (CFR solvers, K > 0): the warm start's regret prior toward sigma0
+    (csrc/solvers/warm_start.cc); 0, the default, is none.
     """
-    def __init__(self, game: Game, net: ValueNet, solver: str = 'lcfr', depth: typing.SupportsInt | typing.SupportsIndex = 2, iterations: typing.SupportsInt | typing.SupportsIndex = 1024, off_path: str = 'skip', policy_net: PolicyNet | None = None, warm_iterations: typing.SupportsInt | typing.SupportsIndex = 0) -> None:
+    def __init__(self, game: Game, net: ValueNet, solver: str = 'lcfr', depth: typing.SupportsInt | typing.SupportsIndex = 2, iterations: typing.SupportsInt | typing.SupportsIndex = 1024, off_path: str = 'skip', policy_net: PolicyNet | None = None, warm_iterations: typing.SupportsInt | typing.SupportsIndex = 0, warm_prior: typing.SupportsFloat | typing.SupportsIndex = 0.0) -> None:
         ...
     def average_policy(self, progress: collections.abc.Callable[..., typing.Any] | None = None) -> numpy.typing.NDArray[numpy.float64]:
         """
@@ -508,6 +512,9 @@ class TestTimeSearch:
         ...
     @property
     def warm_iterations(self) -> int:
+        ...
+    @property
+    def warm_prior(self) -> float:
         ...
 class PerfectInfoSearch:
     """
@@ -644,12 +651,13 @@ class SelfPlayGenerator:
     and still walks `depth` actions: its targets are then exact (oracle) values. off_path: how
     the solver treats nodes the current iterate never reaches (as SubgameSolver).
     policy_net, warm_iterations K > 0: each solve is first warm-started from the policy net for K
-    updates (as TestTimeSearch; the sampled iteration's weights become K + i/2 + 1).
+    updates (as TestTimeSearch; the sampled iteration's weights become K + i/2 + 1), with the
+    regret prior warm_prior (as TestTimeSearch).
     collect_policy=True: each step also returns D_pi, the policy net's training data
     (policy_rows, policy_targets, policy_legal, policy_weights; see csrc/search/selfplay.h).
     Steps release the GIL and may run in several threads at once; cancel() stops them.
     """
-    def __init__(self, game: Game, net: ValueNet | None = None, solver: str = 'lcfr', depth: typing.SupportsInt | typing.SupportsIndex = 2, iterations: typing.SupportsInt | typing.SupportsIndex = 1024, epsilon: typing.SupportsFloat | typing.SupportsIndex = 0.25, sampling: str = 'linear', full_depth: bool = False, off_path: str = 'skip', policy_net: PolicyNet | None = None, warm_iterations: typing.SupportsInt | typing.SupportsIndex = 0, collect_policy: bool = False) -> None:
+    def __init__(self, game: Game, net: ValueNet | None = None, solver: str = 'lcfr', depth: typing.SupportsInt | typing.SupportsIndex = 2, iterations: typing.SupportsInt | typing.SupportsIndex = 1024, epsilon: typing.SupportsFloat | typing.SupportsIndex = 0.25, sampling: str = 'linear', full_depth: bool = False, off_path: str = 'skip', policy_net: PolicyNet | None = None, warm_iterations: typing.SupportsInt | typing.SupportsIndex = 0, collect_policy: bool = False, warm_prior: typing.SupportsFloat | typing.SupportsIndex = 0.0) -> None:
         ...
     def cancel(self) -> None:
         """

@@ -76,9 +76,10 @@ SolverParams solver_params(const std::string& solver, const std::string& off_pat
 const std::string kDefaultOffPath = off_path_name(SolverParams{}.off_path);
 
 SearchParams search_params(const std::string& solver, const std::string& off_path, int depth, int iterations,
-                           int warm_iterations = 0) {
+                           int warm_iterations = 0, double warm_prior = 0.0) {
   SearchParams params;
   params.solver = solver_params(solver, off_path);
+  params.solver.warm_prior = warm_prior;
   params.depth = depth;
   params.iterations = iterations;
   params.warm_iterations = warm_iterations;
@@ -257,18 +258,22 @@ void bind_search(py::module_& m) {
   py::class_<TestTimeSearch, std::shared_ptr<TestTimeSearch>>(m, "TestTimeSearch",
       "Full-game policies from depth-limited search at every public state reached (safe search).\n"
       "policy_net, warm_iterations K > 0: every subgame solve is first warm-started from the policy\n"
-      "net (policy_net_start) for K updates; mode (b) then draws iteration i with weight K + i/2 + 1.")
+      "net (policy_net_start) for K updates; mode (b) then draws iteration i with weight K + i/2 + 1.\n"
+      "warm_prior lambda >= 0 (CFR solvers, K > 0): the warm start's regret prior toward sigma0\n"
+      "(csrc/solvers/warm_start.cc); 0, the default, is none.")
       .def(py::init([](const std::shared_ptr<Game>& game, std::shared_ptr<ValueNet> net, const std::string& solver,
                        int depth, int iterations, const std::string& off_path, std::shared_ptr<PolicyNet> policy_net,
-                       int warm_iterations) {
+                       int warm_iterations, double warm_prior) {
              require(game, "game");
-             const SearchParams params = search_params(solver, off_path, depth, iterations, warm_iterations);
+             const SearchParams params = search_params(solver, off_path, depth, iterations, warm_iterations, warm_prior);
              py::gil_scoped_release release;
              return std::make_shared<TestTimeSearch>(game, params, net, policy_net);
            }),
            py::arg("game"), py::arg("net"), py::arg("solver") = "lcfr", py::arg("depth") = 2, py::arg("iterations") = 1024,
-           py::arg("off_path") = kDefaultOffPath, py::arg("policy_net") = nullptr, py::arg("warm_iterations") = 0)
+           py::arg("off_path") = kDefaultOffPath, py::arg("policy_net") = nullptr, py::arg("warm_iterations") = 0,
+           py::arg("warm_prior") = 0.0)
       .def_property_readonly("warm_iterations", [](const TestTimeSearch& s) { return s.params().warm_iterations; })
+      .def_property_readonly("warm_prior", [](const TestTimeSearch& s) { return s.params().solver.warm_prior; })
       .def_property_readonly("off_path", [](const TestTimeSearch& s) { return off_path_name(s.params().solver.off_path); })
       .def_property_readonly("full_tree", [](const TestTimeSearch& s) { return std::const_pointer_cast<PublicTree>(s.full_tree_ptr()); })
       .def_property_readonly("num_search_roots", &TestTimeSearch::num_search_roots)

@@ -96,18 +96,20 @@ the paper's) or "uniform". full_depth=True solves the whole game below each root
 and still walks `depth` actions: its targets are then exact (oracle) values. off_path: how
 the solver treats nodes the current iterate never reaches (as SubgameSolver).
 policy_net, warm_iterations K > 0: each solve is first warm-started from the policy net for K
-updates (as TestTimeSearch; the sampled iteration's weights become K + i/2 + 1).
+updates (as TestTimeSearch; the sampled iteration's weights become K + i/2 + 1), with the
+regret prior warm_prior (as TestTimeSearch).
 collect_policy=True: each step also returns D_pi, the policy net's training data
 (policy_rows, policy_targets, policy_legal, policy_weights; see csrc/search/selfplay.h).
 Steps release the GIL and may run in several threads at once; cancel() stops them.)doc")
       .def(py::init([](const std::shared_ptr<Game>& game, std::shared_ptr<ValueNet> net, const std::string& solver,
                        int depth, int iterations, double epsilon, const std::string& sampling, bool full_depth,
                        const std::string& off_path, std::shared_ptr<PolicyNet> policy_net, int warm_iterations,
-                       bool collect_policy) {
+                       bool collect_policy, double warm_prior) {
              require(game, "game");
              SelfPlayParams params;
              params.solver = parse_solver(solver);
              params.solver.off_path = parse_off_path(off_path);
+             params.solver.warm_prior = warm_prior;
              params.depth = depth;
              params.iterations = iterations;
              params.epsilon = epsilon;
@@ -124,7 +126,8 @@ Steps release the GIL and may run in several threads at once; cancel() stops the
            py::arg("game"), py::arg("net") = nullptr, py::arg("solver") = "lcfr", py::arg("depth") = 2,
            py::arg("iterations") = 1024, py::arg("epsilon") = 0.25, py::arg("sampling") = "linear",
            py::arg("full_depth") = false, py::arg("off_path") = off_path_name(SolverParams{}.off_path),
-           py::arg("policy_net") = nullptr, py::arg("warm_iterations") = 0, py::arg("collect_policy") = false)
+           py::arg("policy_net") = nullptr, py::arg("warm_iterations") = 0, py::arg("collect_policy") = false,
+           py::arg("warm_prior") = 0.0)
       .def("step", [](const PySelfPlayGenerator& g, const History& history, const py::object& beliefs0,
                       const py::object& beliefs1, uint64_t seed, int iteration, bool keep_iterate) {
         const Game& game = g.generator->game();

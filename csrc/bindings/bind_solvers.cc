@@ -76,9 +76,10 @@ void bind_solvers(py::module_& m) {
                        const py::object& beliefs0, const py::object& beliefs1, const std::string& solver,
                        std::shared_ptr<ValueNet> net, bool optimistic, double dcfr_alpha, double dcfr_beta,
                        double dcfr_gamma, const std::string& off_path, const py::object& warm_start,
-                       const py::object& warm_iterations) {
+                       const py::object& warm_iterations, double warm_prior) {
              SolverParams params = parse_solver(solver);
              params.off_path = parse_off_path(off_path);
+             params.warm_prior = warm_prior;
              params.optimistic = params.optimistic || optimistic;
              params.dcfr_alpha = dcfr_alpha;
              params.dcfr_beta = dcfr_beta;
@@ -103,6 +104,7 @@ void bind_solvers(py::module_& m) {
              if (warm_start.is_none() && !warm_iterations.is_none()) {
                throw py::value_error("warm_iterations needs a warm_start policy");
              }
+             if (warm_start.is_none() && warm_prior != 0.0) throw py::value_error("warm_prior needs a warm_start policy");
              int iterations = kPaperWarmIterations;
              if (!warm_iterations.is_none()) iterations = warm_iterations_from_py(warm_iterations);
              std::vector<double> warm;
@@ -116,7 +118,7 @@ void bind_solvers(py::module_& m) {
            py::arg("solver") = "lcfr", py::arg("net") = nullptr, py::arg("optimistic") = false,
            py::arg("dcfr_alpha") = 1.5, py::arg("dcfr_beta") = 0.0, py::arg("dcfr_gamma") = 2.0,
            py::arg("off_path") = off_path_name(SolverParams{}.off_path),
-           py::arg("warm_start") = py::none(), py::arg("warm_iterations") = py::none(),
+           py::arg("warm_start") = py::none(), py::arg("warm_iterations") = py::none(), py::arg("warm_prior") = 0.0,
            "off_path: what the CFR solvers do at nodes the current iterate reaches with probability 0:\n"
            "'skip' (no regret update there, pseudo-leaves the opponent does not reach are not queried),\n"
            "'floor' (the limit of the original ReBeL's 1e-80 floor on regrets and reaches) or 'conditional'\n"
@@ -124,7 +126,9 @@ void bind_solvers(py::module_& m) {
            "warm_start: a policy of shape (tree.size, num_hands), float64, in current_policy()'s layout: start\n"
            "as if each player had made warm_iterations updates (default 15, the paper's) with both playing it\n"
            "(CFR: its regrets under the solver's weighting, the average from it, regret matching falling back\n"
-           "to it; FP: the average from it; off_path 'skip' only). See csrc/solvers/warm_start.cc.")
+           "to it; FP: the average from it; off_path 'skip' only). warm_prior lambda >= 0 (CFR kinds): each\n"
+           "warm update also adds lambda * s * warm_start to the regrets (s: the hand's largest |value| at the\n"
+           "node), so the iterates start at the policy. See csrc/solvers/warm_start.cc.")
       .def("step", [](SubgameSolver& s) {
         py::gil_scoped_release release;
         s.step();

@@ -27,7 +27,13 @@ void check_search_warm_start(const SolverParams& solver, int warm_iterations, bo
   if (warm_iterations < 0) {
     throw std::invalid_argument("warm_iterations must be >= 0, got " + std::to_string(warm_iterations));
   }
-  if (warm_iterations == 0) return;
+  if (warm_iterations == 0) {
+    if (solver.warm_prior != 0.0) {
+      throw std::invalid_argument("warm_prior = " + std::to_string(solver.warm_prior) +
+                                  " needs a warm start (warm_iterations > 0)");
+    }
+    return;
+  }
   if (!has_policy_net) {
     throw std::invalid_argument("warm_iterations = " + std::to_string(warm_iterations) +
                                 " needs a policy net (the warm start's sigma0)");

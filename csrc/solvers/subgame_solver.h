@@ -81,6 +81,12 @@ struct SolverParams {
   bool optimistic = false;  // FP: best-respond to the average with the last BR counted twice
   OffPath off_path = OffPath::kSkip;
   LeafBeliefs leaf_beliefs = LeafBeliefs::kIterate;
+  // CFR kinds' warm start only: the regret prior toward sigma0 (lambda >= 0; 0 = none). Each
+  // of the K warm updates adds lambda * s(n, h) * sigma0(n, a, h) to the regret of action a,
+  // with s(n, h) the largest |counterfactual value| of hand h over n's children, so regret
+  // matching starts from sigma0 rather than from the actions that beat it
+  // (csrc/solvers/warm_start.cc).
+  double warm_prior = 0.0;
 };
 
 // The search solvers by name: the kinds above, plus "flop" (linear FP, optimistic: the

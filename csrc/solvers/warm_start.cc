@@ -29,6 +29,14 @@
 //    plain FP K + 1); the root values are those of the best response to sigma0, which is
 //    what each of the K updates would have recorded; the counters are K. FP's next update
 //    best-responds to sigma0, the average it plays.
+//  * The regret prior (CFR kinds, SolverParams::warm_prior = lambda > 0). Each of the K
+//    updates adds r_p(I, a) + lambda s(I) sigma0(I, a) instead of r_p(I, a), where s(I) is
+//    the largest |v_p(I, a)| over I's actions (the payoff scale of the hand at the node).
+//    Regret matching of r_p alone plays the actions that beat sigma0, often pure and driven
+//    by small value errors; the prior keeps the first iterates near sigma0 until the
+//    regrets of the T real updates outweigh it. Adding a non-negative vector to the regrets
+//    keeps regret matching's guarantee for the shifted regrets, which bound the true ones
+//    from above, so the prior costs at most its own size in the regret bound.
 // K = 0 changes nothing: the solver stays bit-identical to a cold one. Only off_path kSkip
 // is supported for the CFR kinds (the leading-order reaches of kFloor and kConditional have
 // no warm start defined); the call is refused otherwise.
@@ -99,6 +107,13 @@ void check_warm_start_params(const SolverParams& params, int iterations) {
                                 "], got " + std::to_string(iterations));
   }
   const bool fp = params.kind == SolverKind::kFp || params.kind == SolverKind::kLinearFp;
+  if (!std::isfinite(params.warm_prior) || params.warm_prior < 0.0) {
+    throw std::invalid_argument("warm_prior must be finite and >= 0, got " + std::to_string(params.warm_prior));
+  }
+  if (fp && params.warm_prior != 0.0) {
+    throw std::invalid_argument("warm_prior applies to the CFR solvers' regrets; " + solver_name(params) +
+                                " has none");
+  }
   if (!fp && params.off_path != OffPath::kSkip) {
     throw std::invalid_argument("warm start of the CFR solvers supports off_path 'skip' only, not '" +
                                 off_path_name(params.off_path) + "'");
@@ -143,13 +158,21 @@ void SubgameSolver::warm_start_cfr(const std::vector<double>& sigma0, int K) {
     backup_policy_values(t, H, current_, p, &values_);
     root_values_mean_[p].assign(values_.begin(), values_.begin() + H);
     root_values_last_[p] = root_values_mean_[p];
+    std::vector<double> scale(H, 0.0);
     for (int n : t.decision_nodes) {
       if (t.player[n] != p) continue;
       const double* vn = &values_[static_cast<size_t>(n) * H];
+      if (params_.warm_prior > 0.0) {
+        std::fill(scale.begin(), scale.end(), 0.0);
+        for (int c = t.first_child[n]; c < t.first_child[n] + t.num_children[n]; ++c) {
+          for (int h = 0; h < H; ++h) scale[h] = std::max(scale[h], std::abs(values_[static_cast<size_t>(c) * H + h]));
+        }
+      }
       for (int c = t.first_child[n]; c < t.first_child[n] + t.num_children[n]; ++c) {
         for (int h = 0; h < H; ++h) {
           const size_t i = static_cast<size_t>(c) * H + h;
-          const double r = values_[i] - vn[h];
+          double r = values_[i] - vn[h];
+          if (params_.warm_prior > 0.0) r += params_.warm_prior * scale[h] * sigma0[i];
           double regret = 0.0, before = 0.0;
           for (int k = 1; k <= K; ++k) {  // as the update pass: add, floor (CFR+), match, discount
             regret += r;

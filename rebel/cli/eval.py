@@ -111,6 +111,9 @@ def register(subparsers: Any) -> None:
     s.add_argument("--warm-start", type=int_arg, metavar="K", help=default_help(
         "start every subgame as if K updates had played the policy net's policy (the paper: 15); --iters more "
         "follow; 0: cold start", "search.warm_start", DEFAULTS))
+    s.add_argument("--warm-prior", type=float, metavar="LAMBDA", help=default_help(
+        "CFR solvers with --warm-start: the regret prior toward the policy net's policy, so the first iterates "
+        "play it (csrc/solvers/warm_start.cc); 0: none", "search.warm_prior", DEFAULTS))
     s.add_argument("--no-mode-a", dest="mode_a", action="store_false", default=None,
                    help=default_help("skip mode (a)", "search.mode_a", DEFAULTS))
     r = p.add_argument_group("distributed mode (b) (optional extra: pip install '.[ray]'; docs/distributed.md)")
@@ -137,7 +140,8 @@ def _flags(args: argparse.Namespace) -> Dict[str, Any]:
               "oracle_values": args.oracle_values, "off_path": args.off_path, "mode_a": args.mode_a,
               "leaf_error": args.leaf_error, "leaf_error_kind": args.leaf_error_kind,
               "leaf_error_seed": args.leaf_error_seed, "precision": args.precision, "backend": args.backend,
-              "policy_net": args.policy_net, "warm_start": args.warm_start}
+              "policy_net": args.policy_net, "warm_start": args.warm_start,
+              "warm_prior": args.warm_prior}
     output = {"json": args.json, "policy_out": args.policy_out, "progress": args.progress}
     ray = {"address": args.ray_address, "workers": args.ray_workers, "num_cpus": args.ray_num_cpus}
     layer = {name: {k: v for k, v in section.items() if v is not None}
@@ -241,7 +245,8 @@ def _print_report(summary: Dict[str, Any]) -> None:
           f"iterations={summary['iterations']} off-path={summary['off_path']} "
           f"({summary['search_roots']} search roots)")
     if "warm_start" in summary:
-        print(f"warm start      policy net {summary['policy_net']}, K={summary['warm_start']} updates")
+        prior = f", regret prior {summary['warm_prior']:g}" if "warm_prior" in summary else ""
+        print(f"warm start      policy net {summary['policy_net']}, K={summary['warm_start']} updates{prior}")
     if "net_kernel" in summary:
         k = summary["net_kernel"]
         print(f"net kernels     precision={k['precision']} isa={k['isa']}")

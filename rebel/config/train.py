@@ -15,7 +15,7 @@ from rebel.config import common as shared
 from rebel.config.common import ConfigError, GameSection
 from rebel.games import Game
 from rebel.nets.precision import DEFAULT_PRECISION, EVAL_PRECISION, PRECISIONS, check_precision
-from rebel.search.settings import MAX_WARM_START, check_warm_start
+from rebel.search.settings import MAX_WARM_START, check_warm_prior, check_warm_start
 from rebel.search.solve import OFF_PATH_MODES, SEARCH_SOLVERS
 
 __all__ = ["ConfigError", "TrainConfig", "load_train_config", "valid_keys", "game_of", "to_yaml", "from_yaml_text",
@@ -34,6 +34,8 @@ class SearchSection:
     precision: str = DEFAULT_PRECISION  # the native net's arithmetic in self-play: fp32, bf16, int16 or auto
     warm_start: int = 0              # K > 0: every subgame (self-play, evaluation) starts from the policy net's
     #                                  policy as if K updates had played it (the paper: 15); needs policy.enabled
+    warm_prior: float = 0.0          # CFR solvers with warm_start > 0: the regret prior toward the policy net's
+    #                                  policy (csrc/solvers/warm_start.cc); 0: none
 
 
 BACKENDS = ("threads", "ray")
@@ -256,6 +258,7 @@ def check(config: TrainConfig) -> None:
             raise ConfigError(message)
     try:
         check_warm_start(s.solver, s.off_path, s.warm_start, "search.warm_start")
+        check_warm_prior(s.solver, s.warm_start, s.warm_prior)
     except ValueError as error:
         raise ConfigError(str(error)) from None
     for key, precision in (("search.precision", s.precision), ("evaluation.precision", e.precision)):

@@ -83,7 +83,7 @@ def _test_time_search(game: _core.Game, net: _core.ValueNet, settings: EvalSetti
     if settings.warm_start > 0:
         return _core.TestTimeSearch(game, net, settings.solver, settings.depth, settings.iterations,
                                     off_path=settings.off_path, policy_net=policy_net,
-                                    warm_iterations=settings.warm_start)
+                                    warm_iterations=settings.warm_start, warm_prior=settings.warm_prior)
     return _core.TestTimeSearch(game, net, settings.solver, settings.depth, settings.iterations,
                                 off_path=settings.off_path)
 
@@ -159,6 +159,8 @@ def evaluate(
     if settings.warm_start > 0:
         result["policy_net"] = settings.policy_net
         result["warm_start"] = settings.warm_start
+        if settings.warm_prior > 0:
+            result["warm_prior"] = settings.warm_prior
     if settings.leaf_error > 0:
         result["leaf_error"] = {"delta": settings.leaf_error, "kind": settings.leaf_error_kind,
                                 "seed": settings.leaf_error_seed}

@@ -22,7 +22,7 @@ from rebel.search.solve import (
 )
 
 __all__ = ["EvalSettings", "RaySettings", "LEAF_ERROR_KINDS", "BACKENDS", "ORACLE_VALUES", "check_leaf_error",
-           "check_warm_start", "MAX_WARM_START"]
+           "check_warm_start", "check_warm_prior", "MAX_WARM_START"]
 
 LEAF_ERROR_KINDS = ("random", "bias", "noise")
 BACKENDS = ("threads", "ray")
@@ -54,6 +54,8 @@ class EvalSettings:
     policy_net: str = ""                     # a policy-net weights file (rebel train's policy.bin); "": none
     warm_start: int = 0                      # K > 0: every subgame starts from the policy net's policy as if
     #                                          K updates had played it (the paper: 15); needs policy_net
+    warm_prior: float = 0.0                  # CFR solvers with warm_start > 0: the regret prior lambda toward
+    #                                          the policy net's policy (csrc/solvers/warm_start.cc); 0: none
 
     def check(self) -> None:
         """ValueError naming the first impossible value."""
@@ -74,6 +76,7 @@ class EvalSettings:
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
         check_warm_start(self.solver, self.off_path, self.warm_start, "search.warm_start")
+        check_warm_prior(self.solver, self.warm_start, self.warm_prior)
         if self.warm_start > 0 and not self.policy_net:
             raise ValueError(f"search.warm_start={self.warm_start} needs a policy net (--policy-net PATH, "
                              "search.policy_net)")
@@ -116,6 +119,21 @@ def check_warm_start(solver: str, off_path: str, warm_start: int, key: str = "wa
     if solver not in FP_SOLVERS and off_path != "skip":
         raise ValueError(f"{key}={warm_start}: the warm start of CFR solvers supports off_path 'skip' only, "
                          f"got {off_path!r}")
+
+
+def check_warm_prior(solver: str, warm_start: int, warm_prior: float, key: str = "search.warm_prior") -> None:
+    """ValueError unless ``warm_prior`` (the CFR warm start's regret prior lambda) is a finite
+    number >= 0, and, when > 0, there is a warm start (``warm_start`` K > 0) of a CFR solver."""
+    if isinstance(warm_prior, bool) or not isinstance(warm_prior, (int, float)) or not math.isfinite(warm_prior) \
+            or warm_prior < 0:
+        raise ValueError(f"{key} must be a finite number >= 0, got {warm_prior!r}")
+    if warm_prior == 0:
+        return
+    if warm_start == 0:
+        raise ValueError(f"{key}={warm_prior} needs a warm start (search.warm_start K > 0)")
+    if solver in FP_SOLVERS:
+        raise ValueError(f"{key}={warm_prior}: the prior acts on regrets, and solver {solver} has none; "
+                         "use a CFR solver or warm_prior 0")
 
 
 def check_leaf_error(delta: float, kind: str, seed: int) -> None:

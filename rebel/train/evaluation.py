@@ -132,7 +132,8 @@ def search_exploitability(game: _core.Game, net: _core.ValueNet, config: TrainCo
                 "by_num_policies": {}, "limit": True, "seconds": time.perf_counter() - start}
     if policy_net is not None and s.warm_start > 0:
         search = _core.TestTimeSearch(game, net, s.solver, s.depth, s.iterations, off_path=s.off_path,
-                                      policy_net=policy_net, warm_iterations=s.warm_start)
+                                      policy_net=policy_net, warm_iterations=s.warm_start,
+                                      warm_prior=s.warm_prior)
     else:
         search = _core.TestTimeSearch(game, net, s.solver, s.depth, s.iterations, off_path=s.off_path)
     result = search.evaluate_sampled(e.repeats, threads=e.threads, seed=e.seed, progress=progress)

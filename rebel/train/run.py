@@ -165,7 +165,7 @@ class Training:
         policy: dict[str, Any] = {}
         if self.policy_replay is not None:  # collect D_pi; warm-start from the policy net being trained
             policy = {"collect_policy": True, "policy_net": self.native_policy if s.warm_start > 0 else None,
-                      "warm_iterations": s.warm_start}
+                      "warm_iterations": s.warm_start, "warm_prior": s.warm_prior if s.warm_start > 0 else 0.0}
         generator = _core.SelfPlayGenerator(self.game, self.native, solver=s.solver, depth=s.depth,
                                             iterations=iterations, epsilon=s.epsilon,
                                             sampling=s.iteration_sampling, off_path=s.off_path, **policy)

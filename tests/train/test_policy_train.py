@@ -104,6 +104,9 @@ def test_policy_trainer_fits_a_fixed_policy():
     (["policy.enabled=true", "selfplay.backend=ray"], "selfplay.backend=ray"),
     (["policy.enabled=true", "search.warm_start=15", "evaluation.backend=ray"], "evaluation.backend=ray"),
     (["search.warm_start=-1"], "search.warm_start must be"),
+    (["search.warm_prior=3"], "needs a warm start"),
+    (["search.warm_prior=-1"], "search.warm_prior must be a finite number >= 0"),
+    (["policy.enabled=true", "search.warm_start=15", "search.solver=lfp", "search.warm_prior=3"], "has none"),
     (["policy.max_nodes_per_step=-1"], "policy.max_nodes_per_step"),
     (["policy.batch_size=1024", "policy.epoch_examples=512"], "policy.epoch_examples"),
 ])
@@ -174,6 +177,22 @@ def test_eval_with_the_trained_policy_net_and_its_bad_inputs(policy_runs):
     # The run's last evaluation (epoch 4) used the same nets, search and seed.
     last = epochs_of(metrics(run))[4]["exploitability"]
     assert out["mode_b"][-1]["exploitability"] == pytest.approx(last, abs=1e-12)
+    # The regret prior: the CLI's figure is the core search's with the same settings.
+    ev = run_cli(*base, "--policy-net", str(run / "policy.bin"), "--warm-start", "15", "--warm-prior", "3",
+                 "--precision", "fp32")
+    assert ev.returncode == 0, ev.stderr
+    out = json.loads(ev.stdout)
+    assert out["warm_prior"] == 3
+    from rebel import _core
+    from rebel.games import make
+
+    game = make("liars_dice", num_dice=1, num_faces=3)
+    value_net = _core.MlpValueNet(game, str(run / "weights.bin"), precision="fp32")
+    policy_net = _core.MlpPolicyNet(game, str(run / "policy.bin"), precision="fp32")
+    search = _core.TestTimeSearch(game, value_net, "lcfr", 2, 128, policy_net=policy_net, warm_iterations=15,
+                                  warm_prior=3.0)
+    direct = float(search.evaluate_sampled(64, threads=1, seed=0)["exploitability"][-1])
+    assert out["mode_b"][-1]["exploitability"] == pytest.approx(direct, abs=1e-12)
     _check_bad_policy_inputs(run, base)
 
 
@@ -187,6 +206,10 @@ def _check_bad_policy_inputs(run: Path, base: list[str]) -> None:
         (["--policy-net", str(run / "missing.bin"), "--warm-start", "15"], "is not a file"),
         (["--policy-net", str(run / "policy.bin"), "--warm-start", "-1"], "--warm-start must be >= 0"),
         (["--policy-net", str(run / "policy.bin"), "--warm-start", "15", "--backend", "ray"], "backend ray"),
+        (["--policy-net", str(run / "policy.bin"), "--warm-start", "15", "--warm-prior", "-1"], "finite number >= 0"),
+        (["--policy-net", str(run / "policy.bin"), "--warm-start", "15", "--warm-prior", "1", "--solver", "lfp"],
+         "has none"),
+        (["--warm-prior", "1"], "needs a warm start"),
     ]
     for extra, message in cases:
         r = run_cli(*base, *extra)

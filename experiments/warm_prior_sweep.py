@@ -1,0 +1,79 @@
+"""The warm start's regret prior (``warm_prior``, csrc/solvers/warm_start.cc) swept on a Table 2
+cell, under the paper's protocol (mode (b), N = 1024, fp32), one JSON line per setting:
+
+    python experiments/warm_prior_sweep.py --cell 1x4f-cfr --iters 256 --warm 15 --priors 0,0.3,1,3,10,30
+    python experiments/warm_prior_sweep.py --cell 1x4f-cfr --iters 256 --warm 15 --priors 10 --seeds 3,4,5
+    python experiments/warm_prior_sweep.py --cell 1x4f-cfr --iters 1024 --warm 0 --priors 0 --seeds 3,4,5
+    python experiments/warm_prior_sweep.py --cell 1x4f-cfr --iters 256 --warm 15 --priors 10 --start equilibrium
+
+The cell's final value net and search (experiments/results/table2/CELL) and the policy net
+experiments/warm_start.py trained for it (experiments/results/warm_start/CELL/policy.bin, which
+that script must have written first); ``--start equilibrium`` warm-starts from a full-game DCFR
+solve (4,096 iterations) instead, the ceiling of a perfect policy net. ``--warm 0`` is the cold
+search. Lines are appended to ``--out`` (default experiments/results/warm_start/CELL/prior_sweep.jsonl).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Sequence
+
+from rebel import _core
+from rebel.games import game_from_config
+from rebel.util.machine import cpu_name
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import warm_start  # noqa: E402  (the cell configs and the policy nets' folder)
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cell", default="1x4f-cfr")
+    parser.add_argument("--iters", type=int, default=256, help="T, the iterations after the warm start")
+    parser.add_argument("--warm", type=int, default=warm_start.WARM_ITERATIONS, help="K (0: the cold search)")
+    parser.add_argument("--priors", default="0,1,10", help="comma-separated lambdas")
+    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--repeats", type=int, default=1024)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--start", choices=("net", "equilibrium"), default="net")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args(list(argv) or None)
+    cfg = warm_start.cell_config(args.cell)
+    game = game_from_config(cfg["game"])
+    search = cfg["search"]
+    value_net = _core.MlpValueNet(game, cfg["weights"], precision="fp32")
+    folder = warm_start.ROOT / "results" / "warm_start" / args.cell
+    policy_net: _core.PolicyNet | None = None
+    if args.warm > 0 and args.start == "net":
+        policy_net = _core.MlpPolicyNet(game, str(folder / "policy.bin"), precision="fp32")
+    elif args.warm > 0:
+        import rebel
+
+        tree = _core.build_tree(game)
+        policy_net = _core.TabularPolicyNet(game, rebel.solve(game, "dcfr", 4096, progress=False, tree=tree).policy)
+    out = args.out or folder / "prior_sweep.jsonl"
+    seeds = [int(s) for s in args.seeds.split(",")]
+    for prior in (float(p) for p in args.priors.split(",")):
+        searcher = _core.TestTimeSearch(game, value_net, search["solver"], search["depth"], args.iters,
+                                        off_path=search["off_path"], policy_net=policy_net,
+                                        warm_iterations=args.warm, warm_prior=prior)
+        start = time.perf_counter()
+        values = [float(searcher.evaluate_sampled(args.repeats, threads=args.threads, seed=seed)["exploitability"][-1])
+                  for seed in seeds]
+        line = {"cell": args.cell, "iterations": args.iters, "warm_iterations": args.warm, "warm_prior": prior,
+                "start": args.start if args.warm else "cold", "repeats": args.repeats, "seeds": seeds,
+                "exploitability": values, "mean": statistics.fmean(values),
+                "stdev": statistics.stdev(values) if len(values) > 1 else 0.0,
+                "seconds": time.perf_counter() - start, "threads": args.threads, "cpu": cpu_name()}
+        print(json.dumps(line), flush=True)
+        with open(out, "a") as f:
+            f.write(json.dumps(line) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

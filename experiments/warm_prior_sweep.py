@@ -9,8 +9,9 @@ cell, under the paper's protocol (mode (b), N = 1024, fp32), one JSON line per s
 The cell's final value net and search (experiments/results/table2/CELL) and the policy net
 experiments/warm_start.py trained for it (experiments/results/warm_start/CELL/policy.bin, which
 that script must have written first); ``--start equilibrium`` warm-starts from a full-game DCFR
-solve (4,096 iterations) instead, the ceiling of a perfect policy net. ``--warm 0`` is the cold
-search. Lines are appended to ``--out`` (default experiments/results/warm_start/CELL/prior_sweep.jsonl).
+solve (warm_start.EQUILIBRIUM_ITERATIONS, 4,096 iterations) instead, the ceiling of a perfect
+policy net. ``--warm 0`` is the cold search. Lines are appended to ``--out`` (default
+experiments/results/warm_start/CELL/prior_sweep.jsonl).
 """
 from __future__ import annotations
 
@@ -51,10 +52,7 @@ def main(argv: Sequence[str] = ()) -> int:
     if args.warm > 0 and args.start == "net":
         policy_net = _core.MlpPolicyNet(game, str(folder / "policy.bin"), precision="fp32")
     elif args.warm > 0:
-        import rebel
-
-        tree = _core.build_tree(game)
-        policy_net = _core.TabularPolicyNet(game, rebel.solve(game, "dcfr", 4096, progress=False, tree=tree).policy)
+        policy_net = warm_start.equilibrium_policy_net(game)[0]
     out = args.out or folder / "prior_sweep.jsonl"
     seeds = [int(s) for s in args.seeds.split(",")]
     for prior in (float(p) for p in args.priors.split(",")):

@@ -59,6 +59,7 @@ ROOT = Path(__file__).resolve().parent
 TABLE2 = ROOT / "results" / "table2"
 WARM_ITERATIONS = 15  # the paper's appendix: regrets scaled as if 15 iterations had been played
 SEEDS = (0, 1, 2)
+EQUILIBRIUM_ITERATIONS = 4096  # full-game DCFR iterations of the eqwarm rows' start (exploitability 6e-6 on 1x4f)
 ORACLE_ITERATIONS = 1024  # the Table 2 oracle's leaf solves (references.json), for every T
 
 
@@ -191,18 +192,25 @@ def evaluate_row(game: _core.Game, weights: str, search: Dict[str, Any], iterati
     return row
 
 
+def equilibrium_policy_net(game: _core.Game, iterations: int = EQUILIBRIUM_ITERATIONS) -> tuple[Any, float]:
+    """A TabularPolicyNet of the full-game DCFR solve after ``iterations``, and that policy's
+    exploitability: the warm start of a perfect policy net."""
+    import rebel
+
+    tree = _core.build_tree(game)
+    solved = rebel.solve(game, "dcfr", iterations, progress=False, tree=tree)
+    exploitability = float(rebel.exploitability(game, tree, solved.policy)["exploitability"])
+    log.info("full-game DCFR, %d iterations: exploitability %.2e", iterations, exploitability)
+    return _core.TabularPolicyNet(game, solved.policy), exploitability
+
+
 def evaluate_equilibrium_row(game: _core.Game, value_net: Any, search: Dict[str, Any], iterations: int, warm: int,
                              prior: float, seeds: Sequence[int], repeats: int,
                              equilibrium_iterations: int) -> Dict[str, Any]:
     """The same protocol, every subgame warm-started from a full-game DCFR solve (TabularPolicyNet)."""
-    import rebel
-
-    tree = _core.build_tree(game)
-    solved = rebel.solve(game, "dcfr", equilibrium_iterations, progress=False, tree=tree)
-    eq_expl = float(rebel.exploitability(game, tree, solved.policy)["exploitability"])
-    log.info("full-game DCFR, %d iterations: exploitability %.2e", equilibrium_iterations, eq_expl)
+    policy_net, eq_expl = equilibrium_policy_net(game, equilibrium_iterations)
     searcher = _core.TestTimeSearch(game, value_net, search["solver"], search["depth"], iterations,
-                                    off_path=search["off_path"], policy_net=_core.TabularPolicyNet(game, solved.policy),
+                                    off_path=search["off_path"], policy_net=policy_net,
                                     warm_iterations=warm, warm_prior=prior)
     runs = []
     for seed in seeds:
@@ -374,7 +382,7 @@ def main(argv: Sequence[str] = ()) -> int:
     parser.add_argument("--rows", default=",".join(DEFAULT_ROWS),
                         help="evaluated rows: warm_T<T> (K = 15), warm_T<T>_K<K>, cold_T<T>, eqwarm_T<T>[_K<K>]; "
                              "oracle_warm_T<T>[_K<K>] and oracle_cold_T<T> with exact leaf values")
-    parser.add_argument("--equilibrium-iterations", type=int, default=4096,
+    parser.add_argument("--equilibrium-iterations", type=int, default=EQUILIBRIUM_ITERATIONS,
                         help="full-game DCFR iterations of the eqwarm rows' start")
     parser.add_argument("--speed-blocks", type=int, default=4)
     parser.add_argument("--speed-steps", type=int, default=25)

@@ -192,6 +192,14 @@ def evaluate_row(game: _core.Game, weights: str, search: Dict[str, Any], iterati
     return row
 
 
+def merge_runs(row: Dict[str, Any], added: Dict[str, Any]) -> Dict[str, Any]:
+    """``row`` with ``added``'s runs appended (sorted by seed) and its mean and sd recomputed."""
+    runs = sorted(row["runs"] + added["runs"], key=lambda run: run["seed"])
+    values = [run["exploitability"] for run in runs]
+    return {**row, "runs": runs, "mean": statistics.fmean(values),
+            "stdev": statistics.stdev(values) if len(values) > 1 else 0.0}
+
+
 def equilibrium_policy_net(game: _core.Game, iterations: int = EQUILIBRIUM_ITERATIONS) -> tuple[Any, float]:
     """A TabularPolicyNet of the full-game DCFR solve after ``iterations``, and that policy's
     exploitability: the warm start of a perfect policy net."""
@@ -307,19 +315,26 @@ def run_cell(cell: str, out: Path, args: argparse.Namespace) -> Dict[str, Any]:
 
     eval_json = folder / "eval.json"
     rows = json.loads(eval_json.read_text())["rows"] if eval_json.exists() and not args.force else {}
-    for name in args.rows:
-        iterations, warm, prior = parse_row(name)
-        if name in rows:
-            continue
-        if name.startswith("eqwarm"):
-            rows[name] = evaluate_equilibrium_row(game, value_net, search, iterations, warm, prior, args.seeds,
-                                                  args.repeats, args.equilibrium_iterations)
-        else:
-            net = "oracle" if name.startswith("oracle_") else cfg["weights"]
-            rows[name] = evaluate_row(game, net, search, iterations, warm, prior, str(policy_path), args.seeds,
-                                      args.repeats)
+    def write_rows() -> None:
         eval_json.write_text(json.dumps({"format": FORMAT, "cell": cell, "repeats": args.repeats, "rows": rows},
                                         indent=1))
+
+    for name in args.rows:
+        iterations, warm, prior = parse_row(name)
+        if name.startswith("eqwarm"):
+            if name not in rows:
+                rows[name] = evaluate_equilibrium_row(game, value_net, search, iterations, warm, prior, args.seeds,
+                                                      args.repeats, args.equilibrium_iterations)
+                write_rows()
+            continue
+        # One seed at a time, each written when done: a cached row gains the requested seeds it
+        # lacks (an oracle row costs about 20 minutes a seed) and keeps its other runs as they are.
+        done = {run["seed"] for run in rows[name]["runs"]} if name in rows else set()
+        net = "oracle" if name.startswith("oracle_") else cfg["weights"]
+        for seed in (s for s in args.seeds if s not in done):
+            added = evaluate_row(game, net, search, iterations, warm, prior, str(policy_path), [seed], args.repeats)
+            rows[name] = merge_runs(rows[name], added) if name in rows else added
+            write_rows()
     speed_json = folder / "speed.json"
     if not args.no_speed and (args.force or not speed_json.exists()):
         policy_net = _core.MlpPolicyNet(game, str(policy_path), precision="fp32")

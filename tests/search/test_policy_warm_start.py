@@ -423,3 +423,21 @@ def test_warm_prior_sweep_from_the_equilibrium(tmp_path):
     assert all(line["warm_iterations"] == 15 and line["start"] == "equilibrium" for line in lines)
     assert lines[0]["mean"] > 0.1
     assert lines[1]["mean"] < 1e-5
+
+
+def test_warm_start_rows_gain_seeds_one_at_a_time():
+    """experiments/warm_start.py runs an expensive row one seed at a time: merge_runs adds the
+    new seeds' runs, sorted, and recomputes mean and sd from all of them (0.01, 0.02, 0.03:
+    mean 0.02, sd 0.01)."""
+    from tests.helpers.scripts import load
+
+    warm_start = load("warm_start")
+    row = {"iterations": 256, "warm_iterations": 15, "runs": [{"seed": 0, "exploitability": 0.01}],
+           "mean": 0.01, "stdev": 0.0, "net": "oracle"}
+    added = {"iterations": 256, "warm_iterations": 15,
+             "runs": [{"seed": 2, "exploitability": 0.03}, {"seed": 1, "exploitability": 0.02}],
+             "mean": 0.025, "stdev": 0.007}
+    merged = warm_start.merge_runs(row, added)
+    assert [run["seed"] for run in merged["runs"]] == [0, 1, 2]
+    assert merged["mean"] == pytest.approx(0.02) and merged["stdev"] == pytest.approx(0.01)
+    assert merged["net"] == "oracle" and row["runs"] == [{"seed": 0, "exploitability": 0.01}]

@@ -29,7 +29,7 @@ from rebel.cli.common import (
 )
 from rebel.config.eval import ConfigError, EvalConfig, load_eval_config
 from rebel.nets.precision import PRECISIONS, check_precision
-from rebel.nets.pretrained import PREFIX
+from rebel.nets.pretrained import PREFIX, resolve_policy_net
 from rebel.nets.pretrained import get as get_pretrained
 from rebel.search.evaluate import mode_b_table, public_view
 from rebel.search.settings import BACKENDS, LEAF_ERROR_KINDS, MAX_WARM_START, ORACLE_VALUES
@@ -54,7 +54,8 @@ EXAMPLES = """\
   rebel eval --game kuhn --net oracle --depth 2 --iters 1024 --repeats 256 --json
   rebel eval --net runs/NAME/weights.bin --solver lfp --repeats 1024 --threads 2 --policy-out b.json
   rebel eval --config my_eval.yaml search.iterations=256 game.num_faces=5
-  rebel eval --net runs/NAME/weights.bin --policy-net runs/NAME/policy.bin --warm-start 15 --iters 256"""
+  rebel eval --net runs/NAME/weights.bin --policy-net runs/NAME/policy.bin --warm-start 15 --iters 256
+  rebel eval --net pretrained:1x4f --policy-net pretrained:1x4f-policy --warm-start 15 --warm-prior 10 --iters 256"""
 
 
 def register(subparsers: Any) -> None:
@@ -105,9 +106,10 @@ def register(subparsers: Any) -> None:
         "AMX-BF16 or AVX512_BF16); int16 (those layers quantised to int16 per row, exact int32 sums; needs "
         "AVX512_VNNI); auto (bf16 where it is faster on this CPU, else int16 where it runs, else fp32)",
         "search.precision", DEFAULTS))
-    s.add_argument("--policy-net", metavar="PATH", help=default_help(
-        "a policy-net weights file (rebel train's policy.bin with policy.enabled=true) to warm-start every "
-        "subgame from; needs --warm-start K > 0", "search.policy_net", DEFAULTS))
+    s.add_argument("--policy-net", metavar="{pretrained:NAME,PATH}", help=default_help(
+        "a policy net to warm-start every subgame from: a shipped one (`rebel pretrained`) or a weights file "
+        "(rebel train's policy.bin with policy.enabled=true); needs --warm-start K > 0", "search.policy_net",
+        DEFAULTS))
     s.add_argument("--warm-start", type=int_arg, metavar="K", help=default_help(
         "start every subgame as if K updates had played the policy net's policy (the paper: 15); --iters more "
         "follow; 0: cold start", "search.warm_start", DEFAULTS))
@@ -165,6 +167,11 @@ def _config(args: argparse.Namespace) -> EvalConfig:
             for key, value in net.game_params().items():
                 setattr(cfg.game, key, value)
         cfg.search.net = str(net.path)
+    if cfg.search.policy_net.startswith(PREFIX):
+        try:
+            cfg.search.policy_net = resolve_policy_net(cfg.search.policy_net)
+        except ValueError as e:
+            raise UsageError(f"--policy-net: {e}") from None
     apply_game_flags(cfg.game, args)
     s, out = cfg.search, cfg.output
     check_range(args, "--depth", "search.depth", s.depth, 1)

@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from rebel import _core
 from rebel.games import game_config
 from rebel.nets.precision import native_kernel
-from rebel.nets.pretrained import resolve_net
+from rebel.nets.pretrained import resolve_net, resolve_policy_net
 from rebel.nets.weights_io import read_policy_weights
 from rebel.search.settings import EvalSettings
 from rebel.util.progress import Progress, progress_callback
@@ -67,9 +67,10 @@ def policy_net_of(game: _core.Game, settings: EvalSettings,
     if policy_weights is None:
         if not settings.policy_net:
             return None
-        if not os.path.isfile(settings.policy_net):
+        path = resolve_policy_net(settings.policy_net)  # pretrained:NAME -> its file
+        if not os.path.isfile(path):
             raise ValueError(f"--policy-net: {settings.policy_net!r} is not a file (search.policy_net)")
-        with open(settings.policy_net, "rb") as f:
+        with open(path, "rb") as f:
             policy_weights = f.read()
     try:
         data = read_policy_weights(policy_weights, game)

@@ -8,12 +8,13 @@ import json
 import pytest
 
 from rebel import _core
-from rebel.nets.pretrained import available, get, resolve_net
+from rebel.nets.pretrained import available, available_policies, get, get_policy, resolve_net
 from rebel.search.evaluate import evaluate
 from rebel.search.settings import EvalSettings
 from tests.conftest import run_cli
 
 NETS = available()
+POLICIES = available_policies()
 
 
 def test_the_expected_nets_ship():
@@ -47,9 +48,64 @@ def test_pretrained_nets_in_eval_play_and_the_list():
     r = run_cli("pretrained", "--json")
     assert r.returncode == 0, r.stderr
     listed = json.loads(r.stdout)
-    assert [n["name"] for n in listed] == [n.name for n in NETS]
+    assert [n["name"] for n in listed if n["kind"] == "value"] == [n.name for n in NETS]
+    assert [n["name"] for n in listed if n["kind"] == "policy"] == [p.name for p in POLICIES]
     assert "reproduce" in run_cli("pretrained").stdout
     # eval takes the net's own game (Kuhn) without --game.
     ev = run_cli("eval", "--net", "pretrained:kuhn", "--iters", "64", "--repeats", "4", "--no-mode-a", "--json")
     assert ev.returncode == 0, ev.stderr
     assert json.loads(ev.stdout)["game"]["name"] == "kuhn"
+
+
+def test_the_expected_policy_nets_ship():
+    assert {"1x4f-policy"} <= {p.name for p in POLICIES}
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=[p.name for p in POLICIES])
+def test_each_policy_net_loads_and_matches_its_listed_check(policy):
+    """A shipped policy net is a policy net of its game, paired with a shipped value net of
+    the same game; its small check (the listed warm-start search, N = 16) is recomputed."""
+    assert policy.path.is_file() and policy.path.stat().st_size < 1_000_000
+    game = _core.make_game(policy.game["name"], policy.game_params())
+    _core.MlpPolicyNet(game, str(policy.path))  # fits its game
+    value_net = get(policy.value_net)
+    assert value_net.game == policy.game
+    e, c, s = policy.exploitability, policy.check, policy.search
+    assert e["min"] <= e["mean"] <= e["max"] and len(e["seeds"]) >= 3 and s["warm_start"] > 0
+    settings = EvalSettings(net=f"pretrained:{policy.value_net}", solver=s["solver"], depth=s["depth"],
+                            iterations=s["iterations"], repeats=c["repeats"], threads=2, seed=c["seed"],
+                            precision=c["precision"], off_path=s["off_path"], mode_a=False, full_game=False,
+                            warm_start=s["warm_start"], warm_prior=s["warm_prior"],
+                            policy_net=f"pretrained:{policy.name}")
+    value = evaluate(game, settings)["mode_b"][-1]["exploitability"]
+    assert value == pytest.approx(c["exploitability"], abs=max(1e-6, 0.05 * (e["max"] - e["min"])))
+
+
+def test_value_and_policy_nets_are_not_mixed_up():
+    """A policy net given as --net, or a value net as --policy-net, is refused naming the
+    flag to use (exit 2 on the CLI)."""
+    with pytest.raises(ValueError, match="pretrained:1x4f-policy is a policy net; give it as --policy-net"):
+        get("1x4f-policy")
+    with pytest.raises(ValueError, match="pretrained:1x4f is a value net, not a policy net; give it as --net"):
+        get_policy("1x4f")
+    with pytest.raises(ValueError, match="no pretrained policy net 'nope'; available: 1x4f-policy"):
+        get_policy("nope")
+    r = run_cli("eval", "--net", "pretrained:1x4f-policy")
+    assert r.returncode == 2 and "is a policy net; give it as --policy-net" in r.stderr
+    r = run_cli("eval", "--net", "pretrained:1x4f", "--policy-net", "pretrained:1x4f", "--warm-start", "15")
+    assert r.returncode == 2 and "--policy-net: pretrained:1x4f is a value net" in r.stderr
+
+
+def test_a_pretrained_policy_net_warm_starts_rebel_eval():
+    """`rebel eval --policy-net pretrained:1x4f-policy` is the listed check's search: the
+    same figure as the core with the policy file itself."""
+    (policy,) = [p for p in POLICIES if p.name == "1x4f-policy"]
+    s = policy.search
+    r = run_cli("eval", "--net", "pretrained:1x4f", "--policy-net", "pretrained:1x4f-policy",
+                "--warm-start", str(s["warm_start"]), "--warm-prior", str(s["warm_prior"]),
+                "--iters", str(s["iterations"]), "--depth", str(s["depth"]), "--repeats", "16", "--seed", "0",
+                "--precision", "fp32", "--threads", "2", "--no-mode-a", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["mode_b"][-1]["exploitability"] == pytest.approx(policy.check["exploitability"], abs=1e-9)
+

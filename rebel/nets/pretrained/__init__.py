@@ -1,10 +1,15 @@
-"""Trained value nets shipped with the package: ``--net pretrained:NAME`` wherever a net is taken.
+"""Trained nets shipped with the package: ``--net pretrained:NAME`` wherever a value net is
+taken, ``--policy-net pretrained:NAME`` for a policy net's warm start.
 
 Each net is an exported weights file (docs/weights_format.md) listed in ``index.json`` with
 its game, the config and command that trained it, and its measured exploitability under the
 paper's protocol (mode (b), depth 2, T, N sampled policies, several evaluation seeds), plus a
 small check (N = 16, one seed, fp32) that tests/test_pretrained.py recomputes. ``rebel
 pretrained`` lists them.
+
+Policy nets (``policies`` in ``index.json``, docs/policy_format.md) are listed with the
+pretrained value net whose self-play gave their training data, the warm-start search their
+figure was measured with (solver, depth, T, K, the regret prior) and that figure.
 """
 from __future__ import annotations
 
@@ -13,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Pretrained", "available", "get", "resolve_net", "PREFIX"]
+__all__ = ["Pretrained", "PretrainedPolicy", "available", "available_policies", "get", "get_policy", "resolve_net",
+           "resolve_policy_net", "PREFIX"]
 
 PREFIX = "pretrained:"
 _DIR = Path(__file__).resolve().parent
@@ -40,18 +46,68 @@ class Pretrained:
         return {k: v for k, v in self.game.items() if k != "name"}
 
 
+@dataclass(frozen=True)
+class PretrainedPolicy:
+    """One shipped policy net (Algorithm 1's InitializePolicy) and what is known about it."""
+
+    name: str
+    game: dict[str, Any]          # {"name": ..., params}
+    file: str                     # policy weights file name in this folder
+    value_net: str                # the pretrained value net it was trained beside and measured with
+    command: str                  # the command that reproduces it
+    search: dict[str, Any]        # the warm-start search of the listed figure: solver, depth, iterations,
+                                  # warm_start (K) and warm_prior (lambda)
+    exploitability: dict[str, Any]  # repeats, seeds, values and mean / min / max under that search
+    check: dict[str, Any]         # a small evaluation (repeats, seed, precision) and its result
+    trained: dict[str, Any]       # its data (self-play steps, PBSs) and training (epochs, held-out loss)
+
+    @property
+    def path(self) -> Path:
+        return _DIR / self.file
+
+    def game_params(self) -> dict[str, Any]:
+        return {k: v for k, v in self.game.items() if k != "name"}
+
+
+def _index() -> dict[str, Any]:
+    return json.loads((_DIR / "index.json").read_text())
+
+
 def available() -> list[Pretrained]:
-    """Every shipped net, in index order."""
-    entries = json.loads((_DIR / "index.json").read_text())["nets"]
-    return [Pretrained(**entry) for entry in entries]
+    """Every shipped value net, in index order."""
+    return [Pretrained(**entry) for entry in _index()["nets"]]
+
+
+def available_policies() -> list[PretrainedPolicy]:
+    """Every shipped policy net, in index order."""
+    return [PretrainedPolicy(**entry) for entry in _index().get("policies", [])]
+
+
+def _names(entries: list[Any]) -> str:
+    return ", ".join(e.name for e in entries) or "none"
 
 
 def get(name: str) -> Pretrained:
-    """The shipped net ``name`` (ValueError naming the available ones)."""
-    for net in available():
-        if net.name == name:
-            return net
-    raise ValueError(f"no pretrained net {name!r}; available: {', '.join(n.name for n in available())} "
+    """The shipped value net ``name`` (ValueError naming the available ones, or saying that
+    ``name`` is a policy net)."""
+    nets = {n.name: n for n in available()}
+    if name in nets:
+        return nets[name]
+    if name in {p.name for p in available_policies()}:
+        raise ValueError(f"pretrained:{name} is a policy net; give it as --policy-net (search.policy_net)")
+    raise ValueError(f"no pretrained net {name!r}; available: {_names(list(nets.values()))} "
+                     f"(`rebel pretrained` lists them)")
+
+
+def get_policy(name: str) -> PretrainedPolicy:
+    """The shipped policy net ``name`` (ValueError naming the available ones, or saying that
+    ``name`` is a value net)."""
+    policies = {p.name: p for p in available_policies()}
+    if name in policies:
+        return policies[name]
+    if name in {n.name for n in available()}:
+        raise ValueError(f"pretrained:{name} is a value net, not a policy net; give it as --net")
+    raise ValueError(f"no pretrained policy net {name!r}; available: {_names(list(policies.values()))} "
                      f"(`rebel pretrained` lists them)")
 
 
@@ -59,4 +115,11 @@ def resolve_net(spec: str) -> str:
     """``pretrained:NAME`` as the path of its weights file; any other net spec unchanged."""
     if spec.startswith(PREFIX):
         return str(get(spec[len(PREFIX):]).path)
+    return spec
+
+
+def resolve_policy_net(spec: str) -> str:
+    """``pretrained:NAME`` as the path of that policy net's file; any other spec unchanged."""
+    if spec.startswith(PREFIX):
+        return str(get_policy(spec[len(PREFIX):]).path)
     return spec

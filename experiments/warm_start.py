@@ -46,6 +46,7 @@ from rebel.nets.policy_mlp import (
     PolicyMLP,
     export_policy_weights,
     policy_loss,
+    policy_loss_references,
 )
 from rebel.search.evaluate import evaluate
 from rebel.search.selfplay import SelfPlayLoop
@@ -111,12 +112,7 @@ def collect(game: _core.Game, value_net: Any, search: Dict[str, Any], steps: int
 
 def held_out_reference(data: Dict[str, np.ndarray]) -> Dict[str, float]:
     """The loss of a perfect net (the targets' weighted entropy) and of the uniform policy."""
-    t, legal, w = data["targets"].astype(np.float64), data["legal"], data["weights"].astype(np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        entropy = -np.where(t > 0, t * np.log(t), 0.0).sum(axis=2)
-    uniform = np.log(legal.sum(axis=1))[:, None] * np.ones_like(w)
-    total = w.sum()
-    return {"target_entropy": float((w * entropy).sum() / total), "uniform": float((w * uniform).sum() / total)}
+    return policy_loss_references(data["targets"], data["legal"], data["weights"])
 
 
 def tensors(data: Dict[str, np.ndarray]) -> List[torch.Tensor]:

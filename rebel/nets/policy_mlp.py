@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Union
 
+import numpy as np
 import torch
 
 from rebel.nets.value_mlp import ValueMLP, fill_parameters, parameter_arrays, query_size
@@ -28,8 +29,9 @@ from rebel.util.atomic_io import atomic_write_bytes
 if TYPE_CHECKING:  # pragma: no cover
     from rebel._core import Game, MlpPolicyNet
 
-__all__ = ["PolicyMLP", "masked_log_softmax", "policy_probabilities", "policy_loss", "policy_weights_to_bytes",
-           "policy_weights_from_bytes", "export_policy_weights", "load_policy_weights", "check_policy_shape",
+__all__ = ["PolicyMLP", "masked_log_softmax", "policy_probabilities", "policy_loss", "policy_loss_references",
+           "policy_weights_to_bytes", "policy_weights_from_bytes", "export_policy_weights", "load_policy_weights",
+           "check_policy_shape",
            "to_native_policy", "update_native_policy"]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -112,6 +114,19 @@ def policy_loss(logits: torch.Tensor, targets: torch.Tensor, legal: torch.Tensor
     per_hand = -terms.sum(dim=2)
     total = weights.sum()
     return (weights * per_hand).sum() / total.clamp_min(torch.finfo(per_hand.dtype).tiny)
+
+
+def policy_loss_references(targets: np.ndarray, legal: np.ndarray, weights: np.ndarray) -> dict[str, float]:
+    """Two reference values of :func:`policy_loss` on a set of D_pi nodes (numpy, [n, H, A],
+    [n, A], [n, H]): ``target_entropy``, the loss of a perfect net (the targets' weighted
+    entropy, its minimum), and ``uniform``, the loss of the uniform policy over the legal
+    actions (the weighted mean of log(#legal))."""
+    t, w = np.asarray(targets, dtype=np.float64), np.asarray(weights, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        entropy = -np.where(t > 0, t * np.log(np.where(t > 0, t, 1.0)), 0.0).sum(axis=2)
+    uniform = np.log(np.asarray(legal).sum(axis=1))[:, None] * np.ones_like(w)
+    total = w.sum()
+    return {"target_entropy": float((w * entropy).sum() / total), "uniform": float((w * uniform).sum() / total)}
 
 
 # ------------------------------------------------------------------ weights file conversion

@@ -6,6 +6,12 @@ The held-out set comes from self-play whose subgames are solved to the end of th
 PBSs are the kind the net is queried at, and its labels are exactly what the oracle net
 answers (the linear mean of a full-depth solve's root values, ``OracleNet`` with
 ``values='root_mean'``). The initial PBS is left out: the net is never asked about it.
+
+With ``policy.enabled`` the same walk also gives the policy net's held-out set: D_pi of the
+exact solves (the subgame's average policy at its decision nodes, weighted by the actor's
+beliefs), at most HELDOUT_POLICY_NODES nodes of each step, drawn reproducibly. Its loss is
+reported beside its two references: the targets' weighted entropy (a perfect net's loss)
+and the uniform policy's.
 """
 from __future__ import annotations
 
@@ -19,6 +25,7 @@ import numpy as np
 from rebel import _core
 from rebel.config.train import ConfigError, TrainConfig
 from rebel.distributed.evaluation import evaluate_sampled_ray
+from rebel.nets.policy_mlp import policy_loss_references
 from rebel.search.settings import EvalSettings
 
 log = logging.getLogger(__name__)
@@ -30,6 +37,11 @@ __all__ = ["HeldOutSet", "heldout_walk", "check_evaluable", "search_exploitabili
 MAX_EVAL_TREE_CELLS = 1 << 21
 #: The solver labelling the held-out set, as the oracle net's default.
 ORACLE_SOLVER = "lcfr"
+#: D_pi nodes kept of each held-out step (a full-depth subgame has them all, thousands in
+#: the larger games).
+HELDOUT_POLICY_NODES = 32
+#: (rows [n, q], targets [n, H, A], legal [n, A] bool, weights [n, H]), as PolicyReplay's.
+PolicySet = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
 def check_evaluable(game: _core.Game) -> None:
@@ -43,15 +55,17 @@ def check_evaluable(game: _core.Game) -> None:
 
 
 def heldout_walk(game: _core.Game, config: TrainConfig, progress: Optional[Callable[[int], None]] = None,
-                 oracle_solver: str = ORACLE_SOLVER) -> Iterator[tuple[list[int], tuple[np.ndarray, np.ndarray], Any]]:
+                 oracle_solver: str = ORACLE_SOLVER,
+                 collect_policy: bool = False) -> Iterator[tuple[list[int], tuple[np.ndarray, np.ndarray], Any]]:
     """The held-out self-play: yields (history, beliefs, step) at every PBS but the initial
     one, over ``evaluation.heldout_steps`` oracle-labelled steps (deterministic). The walk
     and its labels are full-depth solves with ``oracle_solver`` (the held-out set's is
-    always ORACLE_SOLVER; experiments/heldout_gap.py walks with others)."""
+    always ORACLE_SOLVER; experiments/heldout_gap.py walks with others). ``collect_policy``
+    adds D_pi to every step; the walk and its value labels are the same either way."""
     s = config.search
     generator = _core.SelfPlayGenerator(game, None, solver=oracle_solver, depth=s.depth, iterations=s.iterations,
                                         epsilon=s.epsilon, sampling=s.iteration_sampling, full_depth=True,
-                                        off_path=s.off_path)
+                                        off_path=s.off_path, collect_policy=collect_policy)
     rng = np.random.Generator(np.random.PCG64(config.evaluation.heldout_seed))
     prior = np.asarray(game.hand_prior, dtype=np.float64)
     history: list[int] = []
@@ -68,22 +82,57 @@ def heldout_walk(game: _core.Game, config: TrainConfig, progress: Optional[Calla
             progress(i + 1)
 
 
+def _policy_nodes(game: _core.Game, step: Any, keep: int, rng: np.random.Generator) -> PolicySet:
+    """A step's D_pi as arrays, at most ``keep`` of its nodes (drawn uniformly, in order)."""
+    H, A = int(game.num_hands), int(game.num_actions)
+    rows = np.asarray(step.policy_rows, dtype=np.float32)
+    n = rows.shape[0]
+    chosen = np.sort(rng.choice(n, size=keep, replace=False)) if n > keep else np.arange(n)
+    targets = np.asarray(step.policy_targets, dtype=np.float32).reshape(n, H, A)[chosen]
+    legal = np.asarray(step.policy_legal).reshape(n, A)[chosen] > 0
+    weights = np.asarray(step.policy_weights, dtype=np.float32).reshape(n, H)[chosen]
+    return rows[chosen], targets, legal, weights
+
+
 @dataclass
 class HeldOutSet:
     rows: np.ndarray     # float32 [n, query_size]
     targets: np.ndarray  # float32 [n, num_hands]
+    policy: Optional[PolicySet] = None  # with policy.enabled: the walk's D_pi (module docstring)
 
     @classmethod
     def generate(cls, game: _core.Game, config: TrainConfig,
                  progress: Optional[Callable[[int], None]] = None) -> "HeldOutSet":
-        """Runs ``evaluation.heldout_steps`` oracle-labelled self-play steps (deterministic)."""
-        rows, targets = [], []
-        for _history, _beliefs, step in heldout_walk(game, config, progress):
+        """Runs ``evaluation.heldout_steps`` oracle-labelled self-play steps (deterministic);
+        with ``policy.enabled`` their D_pi too."""
+        collect = config.policy.enabled
+        rng = np.random.Generator(np.random.PCG64(config.evaluation.heldout_seed))
+        rows, targets, policy = [], [], []
+        for _history, _beliefs, step in heldout_walk(game, config, progress, collect_policy=collect):
             rows.append(step.rows)
             targets.append(step.targets)
+            if collect:
+                policy.append(_policy_nodes(game, step, HELDOUT_POLICY_NODES, rng))
         q, h = int(game.query_size), int(game.num_hands)
+        policy_set = None
+        if collect:
+            a = int(game.num_actions)
+            empty = (np.zeros((0, q), np.float32), np.zeros((0, h, a), np.float32), np.zeros((0, a), bool),
+                     np.zeros((0, h), np.float32))
+            policy_set = tuple(np.concatenate([p[i] for p in policy]) if policy else empty[i] for i in range(4))
         return cls(np.concatenate(rows) if rows else np.zeros((0, q), np.float32),
-                   np.concatenate(targets) if targets else np.zeros((0, h), np.float32))
+                   np.concatenate(targets) if targets else np.zeros((0, h), np.float32),
+                   policy_set)  # type: ignore[arg-type]
+
+    def policy_error(self, loss_on: Callable[[PolicySet], float]) -> dict[str, float]:
+        """The policy net's held-out loss (``loss_on``, e.g. PolicyTrainer.loss_on) beside a
+        perfect net's (the targets' weighted entropy) and the uniform policy's."""
+        if self.policy is None or len(self.policy[0]) == 0:
+            return {}
+        references = policy_loss_references(self.policy[1], self.policy[2], self.policy[3])
+        return {"heldout_policy_loss": float(loss_on(self.policy)),
+                "heldout_policy_entropy": references["target_entropy"],
+                "heldout_policy_uniform": references["uniform"]}
 
     def error(self, predict: Callable[[np.ndarray], np.ndarray]) -> dict[str, float]:
         """Net error against the exact values: mean |error| over hands, the same weighted by

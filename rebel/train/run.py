@@ -283,7 +283,8 @@ class Training:
         e = self.config.evaluation
         if e.heldout_steps > 0:
             cached = self.run_dir.load_heldout()
-            if cached is not None:
+            # A run that turns policy.enabled on after its held-out set was written labels it again.
+            if cached is not None and (cached[2] is not None or not self.config.policy.enabled):
                 self.heldout = HeldOutSet(*cached)
             else:
                 start = time.perf_counter()
@@ -291,7 +292,7 @@ class Training:
                          e.heldout_steps)
                 with self._phase("held-out set", e.heldout_steps) as bar:
                     self.heldout = HeldOutSet.generate(self.game, self.config, progress=progress_callback(bar))
-                self.run_dir.save_heldout(self.heldout.rows, self.heldout.targets)
+                self.run_dir.save_heldout(self.heldout.rows, self.heldout.targets, self.heldout.policy)
                 log.info("held-out set: %d PBS rows in %.1f s", len(self.heldout.rows), time.perf_counter() - start)
         if e.references and not self.references:
             self.references = self._references()
@@ -323,6 +324,8 @@ class Training:
         out: dict[str, Any] = {}
         if self.heldout is not None:
             out.update(self.heldout.error(self.trainer.predict))
+            if self.policy_trainer is not None:
+                out.update(self.heldout.policy_error(self.policy_trainer.loss_on))
         with self._phase(f"evaluation, epoch {self.trainer.epoch}", self.eval_steps) as bar:
             if self.eval_on_ray:
                 result = search_exploitability_ray(self.game, self.config,

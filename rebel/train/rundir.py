@@ -24,6 +24,9 @@ import numpy as np
 
 from rebel.util.atomic_io import atomic_write_bytes, remove_stale_temp_files
 
+#: A held-out D_pi: rows, targets, legal, weights (rebel.train.evaluation.PolicySet).
+PolicyArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
 log = logging.getLogger(__name__)
 
 __all__ = ["RunDirectory", "RunDirError"]
@@ -52,6 +55,7 @@ class RunDirectory:
     WEIGHTS = "weights.bin"
     POLICY = "policy.bin"
     HELDOUT = "heldout.npz"
+    HELDOUT_POLICY_KEYS = ("policy_rows", "policy_targets", "policy_legal", "policy_weights")
     SNAPSHOTS = "snapshots"
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
@@ -165,20 +169,33 @@ class RunDirectory:
             self._tb = None
 
     # ------------------------------------------------------------------ held-out set
-    def save_heldout(self, rows: np.ndarray, targets: np.ndarray) -> None:
+    def save_heldout(self, rows: np.ndarray, targets: np.ndarray,
+                     policy: Optional[PolicyArrays] = None) -> None:
+        """The held-out set; ``policy`` (rows, targets, legal, weights) with policy.enabled."""
         import io
 
         buffer = io.BytesIO()
-        np.savez(buffer, rows=rows, targets=targets)
+        if policy is None:
+            np.savez(buffer, rows=rows, targets=targets)
+        else:
+            p_rows, p_targets, p_legal, p_weights = policy
+            np.savez(buffer, rows=rows, targets=targets, policy_rows=p_rows, policy_targets=p_targets,
+                     policy_legal=p_legal, policy_weights=p_weights)
         atomic_write_bytes(self.file(self.HELDOUT), buffer.getvalue())
 
-    def load_heldout(self) -> Optional[tuple[np.ndarray, np.ndarray]]:
+    def load_heldout(self) -> Optional[tuple[np.ndarray, np.ndarray, Optional[PolicyArrays]]]:
+        """(rows, targets, policy or None), or None without a readable file."""
         path = self.file(self.HELDOUT)
         if not path.is_file():
             return None
         try:
             with np.load(path, allow_pickle=False) as npz:
-                return npz["rows"].astype(np.float32), npz["targets"].astype(np.float32)
+                policy = None
+                if all(k in npz for k in self.HELDOUT_POLICY_KEYS):
+                    rows, targets, legal, weights = (npz[k] for k in self.HELDOUT_POLICY_KEYS)
+                    policy = (rows.astype(np.float32), targets.astype(np.float32), legal.astype(bool),
+                              weights.astype(np.float32))
+                return npz["rows"].astype(np.float32), npz["targets"].astype(np.float32), policy
         except Exception as e:  # unreadable: regenerate it
             log.warning("ignoring unreadable %s (%s); it will be generated again", path, e)
             return None

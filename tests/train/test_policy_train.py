@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+import torch
 
 from rebel import _core
 from rebel.config.train import ConfigError, PolicySection, load_train_config
@@ -123,7 +124,7 @@ def test_an_fp_solver_warm_starts_with_any_off_path():
 
 POLICY = TINY + ["selfplay.threads=1", "trainer.torch_threads=1", "run.checkpoint_every=1",
                  "evaluation.every=2", "evaluation.final=false", "evaluation.references=false",
-                 "evaluation.heldout_steps=0", "policy.enabled=true", "policy.hidden=64", "policy.lr=3e-3",
+                 "evaluation.heldout_steps=32", "policy.enabled=true", "policy.hidden=64", "policy.lr=3e-3",
                  "policy.epoch_examples=2560", "policy.batch_size=256", "search.warm_start=15"]
 
 
@@ -151,6 +152,10 @@ def test_policy_training_learns_checkpoints_and_resumes_exactly(policy_runs):
     losses = [records[e]["policy_loss"] for e in (2, 3, 4)]
     assert losses[-1] < losses[0], losses
     assert records[4]["policy_nodes"] > 0 and records[4]["policy_replay_size"] == records[4]["policy_nodes"]
+    for epoch in (2, 4):  # the held-out loss: a cross-entropy, never below the targets' entropy (Gibbs)
+        r = records[epoch]
+        assert r["heldout_policy_entropy"] <= r["heldout_policy_loss"] and r["heldout_policy_entropy"] < \
+            r["heldout_policy_uniform"], r
     assert summary["policy_weights"] == str(root / "full" / "policy.bin")
     state = load_checkpoint(root / "full" / "checkpoint.pt")
     assert {"trainer", "replay", "rng"} <= set(state["policy"])
@@ -229,3 +234,42 @@ def test_eval_refuses_a_policy_net_of_another_game(tmp_path):
     assert r.returncode == 2 and "do not fit a policy net" in r.stderr and "Traceback" not in r.stderr, r.stderr
     r = run_cli(*base, "--warm-start", "15")
     assert r.returncode == 2 and "needs a policy net" in r.stderr, r.stderr
+
+
+def test_policy_loss_references_are_the_loss_of_a_perfect_and_a_uniform_net():
+    """policy_loss_references: the loss at logits = log(targets) is the targets' weighted
+    entropy, at logits = 0 (uniform over the legal actions) the weighted mean of log(#legal)."""
+    from rebel.nets.policy_mlp import policy_loss, policy_loss_references
+
+    step = _fake_step(np.random.default_rng(3), 40)
+    targets, legal, weights = (np.asarray(a) for a in (step.policy_targets, step.policy_legal, step.policy_weights))
+    refs = policy_loss_references(targets, legal, weights)
+    t, lg, w = (torch.from_numpy(np.ascontiguousarray(a)) for a in (targets.astype(np.float64), legal, weights))
+    perfect = torch.log(torch.where(t > 0, t, torch.full_like(t, 1e-300)))
+    assert float(policy_loss(perfect, t, lg, w.double())) == pytest.approx(refs["target_entropy"], abs=1e-9)
+    assert float(policy_loss(torch.zeros_like(t), t, lg, w.double())) == pytest.approx(refs["uniform"], abs=1e-9)
+    assert 0 < refs["target_entropy"] < refs["uniform"]
+
+
+@needs_bindings
+def test_the_held_out_set_gains_the_walks_d_pi_and_keeps_its_values():
+    """With policy.enabled the held-out walk also keeps D_pi of its exact solves (at most
+    HELDOUT_POLICY_NODES nodes a step, the actor's beliefs as weights); its value rows and
+    labels are those of the walk without it, bit for bit."""
+    from rebel.train.evaluation import HELDOUT_POLICY_NODES, HeldOutSet
+
+    plain_cfg = load_train_config(None, TINY + ["evaluation.heldout_steps=24"])
+    policy_cfg = load_train_config(None, TINY + ["evaluation.heldout_steps=24", "policy.enabled=true"])
+    game = plain_cfg.game.make()
+    plain, with_policy = HeldOutSet.generate(game, plain_cfg), HeldOutSet.generate(game, policy_cfg)
+    assert plain.policy is None and with_policy.policy is not None
+    assert np.array_equal(plain.rows, with_policy.rows) and np.array_equal(plain.targets, with_policy.targets)
+    rows, targets, legal, weights = with_policy.policy
+    n = rows.shape[0]
+    assert 0 < n <= 24 * HELDOUT_POLICY_NODES and targets.shape == (n, game.num_hands, game.num_actions)
+    assert np.allclose(weights.sum(axis=1), 1.0, atol=1e-5)  # normalised beliefs of the actor
+    reached = weights > 0
+    sums = targets.sum(axis=2)
+    assert np.allclose(sums[reached], 1.0, atol=1e-4)  # an average policy per reached hand
+    assert not (targets * ~legal[:, None, :]).any()
+

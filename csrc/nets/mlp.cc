@@ -264,7 +264,7 @@ void MlpValueNet::check_fits(const MlpWeights& weights) const {
 void MlpValueNet::set_weights(MlpWeightsPtr weights) {
   if (!weights) throw std::invalid_argument("MlpValueNet: weights must not be null");
   check_fits(*weights);
-  std::atomic_store(&weights_, std::move(weights));
+  weights_.store(std::move(weights));
 }
 
 void MlpValueNet::forward(const float* in, long batch, float* out) const {

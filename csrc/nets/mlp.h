@@ -16,6 +16,7 @@
 #include "nets/gemm_int16.h"
 #include "nets/mlp_weights.h"
 #include "core/value_net.h"
+#include "util/atomic_snapshot.h"
 
 namespace rebel {
 
@@ -89,7 +90,7 @@ class MlpValueNet final : public ValueNet {
   // out[b][num_hands] from rows in[b][query_size] with one weights snapshot.
   void forward(const float* in, long batch, float* out) const;
 
-  MlpWeightsPtr weights() const { return std::atomic_load(&weights_); }
+  MlpWeightsPtr weights() const { return weights_.load(); }
   void set_weights(MlpWeightsPtr weights);
 
   int input_size() const { return input_size_; }
@@ -101,7 +102,7 @@ class MlpValueNet final : public ValueNet {
 
   std::string game_;
   int input_size_, output_size_;
-  MlpWeightsPtr weights_;  // only accessed through std::atomic_load / std::atomic_store
+  AtomicSnapshot<MlpWeights> weights_;
 };
 
 }  // namespace rebel

@@ -48,7 +48,7 @@ void MlpPolicyNet::check_fits(const MlpWeights& weights) const {
 void MlpPolicyNet::set_weights(MlpWeightsPtr weights) {
   if (!weights) throw std::invalid_argument("MlpPolicyNet: weights must not be null");
   check_fits(*weights);
-  std::atomic_store(&weights_, std::move(weights));
+  weights_.store(std::move(weights));
 }
 
 void MlpPolicyNet::forward(const float* in, long batch, float* out) const {

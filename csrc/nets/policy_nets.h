@@ -28,7 +28,7 @@ class MlpPolicyNet final : public PolicyNet {
   // Raw logits out[b][num_hands * num_actions] from rows in[b][query_size], one snapshot.
   void forward(const float* in, long batch, float* out) const;
 
-  MlpWeightsPtr weights() const { return std::atomic_load(&weights_); }
+  MlpWeightsPtr weights() const { return weights_.load(); }
   void set_weights(MlpWeightsPtr weights);
 
   int input_size() const { return input_size_; }
@@ -41,7 +41,7 @@ class MlpPolicyNet final : public PolicyNet {
 
   GamePtr game_;
   int input_size_, output_size_, num_actions_;
-  MlpWeightsPtr weights_;  // only accessed through std::atomic_load / std::atomic_store
+  AtomicSnapshot<MlpWeights> weights_;
 };
 
 // A fixed full-game policy (the solver layout of SubgameSolver::current_policy over `tree`,

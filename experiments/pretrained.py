@@ -68,7 +68,7 @@ def main() -> int:
         seeds = [r["seed"] for r in ev["runs"]]
         exploitability = {"depth": protocol["depth"], "iterations": protocol["iterations"],
                           "repeats": protocol["repeats"], "solver": protocol["solver"], "seeds": seeds,
-                          "precision": config.search.precision, "values": values}
+                          "precision": protocol.get("precision", config.search.precision), "values": values}
     else:
         seeds = [0, 1, 2]
         values = [_evaluate(config, weights, args.repeats, seed, config.search.precision) for seed in seeds]

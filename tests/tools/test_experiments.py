@@ -823,7 +823,8 @@ def test_leaf_query_error_is_zero_for_exact_values_and_finds_the_nets_error(tmp_
     """experiments/leaf_query_error.py on limit Leduc: a value function that answers every
     recorded query with the oracle's exact values has no error (the labels are the same
     solve); the shipped net's error at the search's own leaf queries is measured and reported
-    per leaf (T = 64: a weighted mean |error| of 0.168 chips over 780 rows)."""
+    per leaf (T = 64: a weighted mean |error| of 0.193 chips over 780 rows for the 30-minute
+    Zen 5 net that ships as pretrained:leduc)."""
     import numpy as np
 
     from rebel import _core
@@ -852,6 +853,6 @@ def test_leaf_query_error_is_zero_for_exact_values_and_finds_the_nets_error(tmp_
 
     assert script.main(["--quick", "--out", str(tmp_path)]) == 0
     saved = json.loads((tmp_path / "leduc_0_leduc_T64.json").read_text())
-    assert saved["rows_labelled"] == 780 and saved["weighted_mae"] == pytest.approx(0.168, abs=1e-3)
+    assert saved["rows_labelled"] == 780 and saved["weighted_mae"] == pytest.approx(0.193, abs=1e-3)
     assert saved["per_leaf_second_half"][0]["weighted_abs"] >= saved["per_leaf_second_half"][-1]["weighted_abs"]
     assert "| pretrained:leduc | 64 | 780 |" in capsys.readouterr().out

@@ -234,6 +234,11 @@ class SubgameSolver:
         """
     def last_root_values(self, player: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float64]:
         ...
+    def played_policy(self) -> numpy.typing.NDArray[numpy.float64]:
+        """
+        What a random-iteration stop (mode (b), the self-play walk) plays now: current_policy(), or for
+        the '-play-avg' CFR-AVG solvers average_policy().
+        """
     def root_beliefs(self, player: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float64]:
         ...
     def root_values(self, player: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float64]:

@@ -157,6 +157,10 @@ void bind_solvers(py::module_& m) {
       .def("average_policy", [](const SubgameSolver& s) {
         return to_array_2d(s.average_policy(), s.tree().size(), s.game().num_hands());
       })
+      .def("played_policy", [](const SubgameSolver& s) {
+        return to_array_2d(s.played_policy(), s.tree().size(), s.game().num_hands());
+      }, "What a random-iteration stop (mode (b), the self-play walk) plays now: current_policy(), or for\n"
+         "the '-play-avg' CFR-AVG solvers average_policy().")
       .def("root_values", [](const SubgameSolver& s, int p) {
         if (p != 0 && p != 1) throw py::value_error("player must be 0 or 1");
         return to_array_1d(s.root_values(p));

@@ -57,7 +57,7 @@ SolvedState solve_state(const GamePtr& game, const History& history, const Searc
   for (int i = 0; i < params.iterations; ++i) {
     if (i % 2 == 0) {
       const double weight = i / 2 + 1.0;
-      const std::vector<double>& played = solver.current_policy();
+      const std::vector<double>& played = solver.played_policy();
       for (int p = 0; p < 2; ++p) compute_reach(t, 1, played, p, one.data(), &reach[p]);
       for (int s : t.decision_nodes) {
         const double r = weight * reach[t.player[s]][s];

@@ -168,7 +168,7 @@ SelfPlayStep SelfPlayGenerator::step(const History& history, const Beliefs& beli
     }
   };
   run_steps(out.sampled_iteration);
-  const std::vector<double> iterate = solver.current_policy();
+  const std::vector<double> iterate = solver.played_policy();
   const Beliefs& root = solver.root_reach();  // normalised
 
   // Hands for the walk, from the joint distribution of the root beliefs.

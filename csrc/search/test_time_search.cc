@@ -146,7 +146,7 @@ void TestTimeSearch::search(int full_node, const Beliefs& beliefs, SearchMode mo
   const RootIterate* recorded = shared_root ? &root_iterate(steps, cancel) : nullptr;
   const std::vector<double>& played = recorded                       ? recorded->policy
                                       : mode == SearchMode::kAverage ? solver.average_policy()
-                                                                     : solver.current_policy();
+                                                                     : solver.played_policy();
   for (int s : t.decision_nodes) {
     for (int c = t.first_child[s]; c < t.first_child[s] + t.num_children[s]; ++c) {
       std::copy(&played[static_cast<size_t>(c) * H], &played[static_cast<size_t>(c) * H] + H,
@@ -197,7 +197,7 @@ const TestTimeSearch::RootIterate& TestTimeSearch::root_iterate(int iteration, c
     iterates.reserve((params_.iterations + 1) / 2);
     for (int i = 0; i < params_.iterations; ++i) {
       if (i % 2 == 0) {
-        const std::vector<double>& policy = solver.current_policy();
+        const std::vector<double>& policy = solver.played_policy();
         iterates.push_back({policy, leaf_beliefs(sg, solver, policy, true)});
       }
       if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled();

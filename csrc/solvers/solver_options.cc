@@ -30,7 +30,10 @@ std::string solver_kind_name(SolverKind kind) {
 
 SolverParams parse_solver(const std::string& name) {
   SolverParams p;
-  if (name == "flop") {
+  if (name == "cfr-avg-play-avg" || name == "cfr-avg-modified-play-avg") {
+    p = parse_solver(name.substr(0, name.size() - std::string("-play-avg").size()));
+    p.play_average = true;
+  } else if (name == "flop") {
     p.kind = SolverKind::kLinearFp;
     p.optimistic = true;
   } else if (name == "cfr-avg") {
@@ -42,13 +45,19 @@ SolverParams parse_solver(const std::string& name) {
       p.kind = parse_solver_kind(name);
     } catch (const std::invalid_argument&) {
       throw std::invalid_argument("unknown solver '" + name +
-                                  "'; choose one of cfr, lcfr, cfr+, dcfr, fp, lfp, flop, cfr-avg, cfr-avg-modified");
+                                  "'; choose one of cfr, lcfr, cfr+, dcfr, fp, lfp, flop, cfr-avg, cfr-avg-modified, cfr-avg-play-avg, "
+                                  "cfr-avg-modified-play-avg");
     }
   }
   return p;
 }
 
 std::string solver_name(const SolverParams& params) {
+  if (params.play_average) {
+    SolverParams base = params;
+    base.play_average = false;
+    return solver_name(base) + "-play-avg";
+  }
   if (params.kind == SolverKind::kLinearFp && params.optimistic) return "flop";
   if (params.kind == SolverKind::kLinearCfr && params.leaf_beliefs == LeafBeliefs::kAverage) return "cfr-avg";
   if (params.kind == SolverKind::kLinearCfr && params.leaf_beliefs == LeafBeliefs::kAverageDirect)

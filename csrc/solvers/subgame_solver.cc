@@ -49,6 +49,10 @@ SubgameSolver::SubgameSolver(GamePtr game, std::shared_ptr<const PublicTree> tre
                                   solver_kind_name(params_.kind));
     }
   }
+  if (params_.play_average && params_.leaf_beliefs == LeafBeliefs::kIterate) {
+    throw std::invalid_argument("play_average (the '-play-avg' solvers) applies to CFR-AVG only, not to " +
+                                solver_name(params_));
+  }
   if (!tree_->pseudo_leaves.empty() && !net_) {
     throw std::invalid_argument("the subgame has " + std::to_string(tree_->pseudo_leaves.size()) +
                                 " pseudo-leaves: a value net is required (or remove the depth limit)");

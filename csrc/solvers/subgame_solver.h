@@ -87,11 +87,17 @@ struct SolverParams {
   // matching starts from sigma0 rather than from the actions that beat it
   // (csrc/solvers/warm_start.cc).
   double warm_prior = 0.0;
+  // CFR-AVG only ("cfr-avg-play-avg", "cfr-avg-modified-play-avg"): a random-iteration stop
+  // (mode (b), the self-play walk) plays the average policy so far instead of the iterate
+  // and propagates beliefs with it, so the next search starts at the average's PBS, the PBS
+  // at which CFR-AVG computed that leaf's values. Ours, not the paper's protocol.
+  bool play_average = false;
 };
 
 // The search solvers by name: the kinds above, plus "flop" (linear FP, optimistic: the
 // paper's fictitious linear optimistic play), "cfr-avg" (linear CFR, LeafBeliefs::kAverage)
-// and "cfr-avg-modified" (linear CFR, LeafBeliefs::kAverageDirect). Throws
+// and "cfr-avg-modified" (linear CFR, LeafBeliefs::kAverageDirect), each also with the
+// suffix "-play-avg" (SolverParams::play_average). Throws
 // std::invalid_argument naming the choices.
 SolverParams parse_solver(const std::string& name);
 // The name parse_solver reads back into `params`' kind, optimism and leaf beliefs.
@@ -141,6 +147,12 @@ class SubgameSolver {
   // The (weighted) average policy.
   // CFR normalises the running sum only when asked (not every iteration).
   const std::vector<double>& average_policy() const;
+  // The policy a stop at this iteration plays and propagates beliefs with (mode (b) of the
+  // test-time search, the self-play walk): current_policy() (CFR's iterate, FP's average),
+  // or with SolverParams::play_average (the "-play-avg" CFR-AVG solvers) the average.
+  const std::vector<double>& played_policy() const {
+    return params_.play_average ? average_policy() : current_policy();
+  }
   // Averaged root values per hand (counterfactual, given the root reaches): the ReBeL
   // training target. Zero before the player's first update.
   const std::vector<double>& root_values(int player) const { return root_values_mean_[player]; }

@@ -204,8 +204,8 @@ def check(config: TrainConfig) -> None:
          f"search.solver {s.solver} supports search.off_path 'skip' only, got {s.off_path!r}"),
         # Measured (tests/search/test_solver_variants.py): Kuhn, depth 2, exact leaves, T = 4096,
         # player 1's averaged root value -0.46 against the game's +0.056.
-        (s.solver != "cfr-avg",
-         "search.solver cfr-avg cannot train a value net: cfr-avg's averaged root values are not PBS values "
+        (s.solver not in ("cfr-avg", "cfr-avg-play-avg"),
+         f"search.solver {s.solver} cannot train a value net: cfr-avg's averaged root values are not PBS values "
          "(its leaf-value differences enter them weighted by the player's own iterates); use "
          "cfr-avg-modified or lcfr (cfr-avg stays available to rebel eval)"),
         (s.precision in PRECISIONS, f"search.precision must be one of {', '.join(PRECISIONS)}, got {s.precision!r}"),

@@ -27,8 +27,10 @@ SOLVERS: tuple[str, ...] = ("cfr", "lcfr", "cfr+", "dcfr", "fp", "lfp", "flop")
 #: The fictitious-play family (they ignore off_path; ``optimistic`` applies to fp and lfp).
 FP_SOLVERS: tuple[str, ...] = ("fp", "lfp", "flop")
 #: Search solvers (``rebel eval``, self-play): the full-game ones plus the two CFR-AVG forms,
-#: which differ from linear CFR-D only at the pseudo-leaves of a depth-limited subgame.
-SEARCH_SOLVERS: tuple[str, ...] = SOLVERS + ("cfr-avg", "cfr-avg-modified")
+#: which differ from linear CFR-D only at the pseudo-leaves of a depth-limited subgame, each
+#: also as "-play-avg": a random-iteration stop plays the average policy, not the iterate.
+SEARCH_SOLVERS: tuple[str, ...] = SOLVERS + ("cfr-avg", "cfr-avg-modified", "cfr-avg-play-avg",
+                                             "cfr-avg-modified-play-avg")
 SOLVER_HELP: dict[str, str] = {
     "cfr": "vanilla CFR",
     "lcfr": "linear CFR (the paper's; CFR-D in a depth-limited search)",
@@ -39,6 +41,9 @@ SOLVER_HELP: dict[str, str] = {
     "flop": "fictitious linear optimistic play (the paper's FLOP: lfp, optimistic)",
     "cfr-avg": "linear CFR with leaf PBSs of the average policy, the sound form (the paper's CFR-AVG)",
     "cfr-avg-modified": "linear CFR with leaf values V(average-policy PBS) themselves (CFR-AVG, modified form)",
+    "cfr-avg-play-avg": "cfr-avg, and a random-iteration stop (mode (b), self-play) plays the average policy "
+                        "and roots the next search at its PBS",
+    "cfr-avg-modified-play-avg": "cfr-avg-modified, and a random-iteration stop plays the average policy",
 }
 DCFR_DEFAULTS = {"dcfr_alpha": 1.5, "dcfr_beta": 0.0, "dcfr_gamma": 2.0}
 #: What the CFR solvers do at nodes the current iterate reaches with probability 0

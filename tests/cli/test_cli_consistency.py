@@ -90,7 +90,8 @@ def test_eval_ranges_checked_up_front(flag, value, message):
     (["eval", "search.iterations=0"], "--iters must be >= 1, got 0 (search.iterations)"),
     (["eval", "search.threads=1000"], "--threads must be <= 256, got 1000 (search.threads)"),
     (["eval", "search.solver=lcfr+"], "--solver must be one of cfr, lcfr, cfr+, dcfr, fp, lfp, flop, cfr-avg, "
-                                      "cfr-avg-modified, got 'lcfr+' (search.solver)"),
+                                      "cfr-avg-modified, cfr-avg-play-avg, cfr-avg-modified-play-avg, "
+                                      "got 'lcfr+' (search.solver)"),
 ])
 def test_config_values_get_the_flags_message_with_their_key(args, message):
     _usage_error(run_cli(*args), message)

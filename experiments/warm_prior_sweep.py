@@ -5,13 +5,17 @@ cell, under the paper's protocol (mode (b), N = 1024, fp32), one JSON line per s
     python experiments/warm_prior_sweep.py --cell 1x4f-cfr --iters 256 --warm 15 --priors 10 --seeds 3,4,5
     python experiments/warm_prior_sweep.py --cell 1x4f-cfr --iters 1024 --warm 0 --priors 0 --seeds 3,4,5
     python experiments/warm_prior_sweep.py --cell 1x4f-cfr --iters 256 --warm 15 --priors 10 --start equilibrium
+    python experiments/warm_prior_sweep.py --cell 1x4f-fp --iters 256 --warm 15 --priors 0 --start uniform \
+        --leaves oracle --repeats 256
 
 The cell's final value net and search (experiments/results/table2/CELL) and the policy net
 experiments/warm_start.py trained for it (experiments/results/warm_start/CELL/policy.bin, which
 that script must have written first); ``--start equilibrium`` warm-starts from a full-game DCFR
 solve (warm_start.EQUILIBRIUM_ITERATIONS, 4,096 iterations) instead, the ceiling of a perfect
-policy net. ``--warm 0`` is the cold search. Lines are appended to ``--out`` (default
-experiments/results/warm_start/CELL/prior_sweep.jsonl).
+policy net; ``--start uniform`` from the uniform policy (the warm start's mechanics alone).
+``--leaves oracle`` swaps the cell's value net for exact leaf values (each leaf PBS solved with
+warm_start.ORACLE_ITERATIONS LCFR iterations, the Table 2 oracle). ``--warm 0`` is the cold search.
+Lines are appended to ``--out`` (default experiments/results/warm_start/CELL/prior_sweep.jsonl).
 """
 from __future__ import annotations
 
@@ -40,19 +44,26 @@ def main(argv: Sequence[str] = ()) -> int:
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--repeats", type=int, default=1024)
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--start", choices=("net", "equilibrium"), default="net")
+    parser.add_argument("--start", choices=("net", "equilibrium", "uniform"), default="net",
+                        help="sigma0: the cell's policy net, a full-game DCFR solve, or the uniform policy "
+                             "(the warm start's mechanics without information)")
+    parser.add_argument("--leaves", choices=("net", "oracle"), default="net",
+                        help="leaf values: the cell's value net, or exact (the Table 2 oracle)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(list(argv) or None)
     cfg = warm_start.cell_config(args.cell)
     game = game_from_config(cfg["game"])
     search = cfg["search"]
-    value_net = _core.MlpValueNet(game, cfg["weights"], precision="fp32")
+    value_net = (_core.OracleNet(game, "lcfr", warm_start.ORACLE_ITERATIONS) if args.leaves == "oracle"
+                 else _core.MlpValueNet(game, cfg["weights"], precision="fp32"))
     folder = warm_start.ROOT / "results" / "warm_start" / args.cell
     policy_net: _core.PolicyNet | None = None
     if args.warm > 0 and args.start == "net":
         policy_net = _core.MlpPolicyNet(game, str(folder / "policy.bin"), precision="fp32")
-    elif args.warm > 0:
+    elif args.warm > 0 and args.start == "equilibrium":
         policy_net = warm_start.equilibrium_policy_net(game)[0]
+    elif args.warm > 0:
+        policy_net = _core.TabularPolicyNet(game, _core.uniform_policy(game, _core.build_tree(game)))
     out = args.out or folder / "prior_sweep.jsonl"
     seeds = [int(s) for s in args.seeds.split(",")]
     for prior in (float(p) for p in args.priors.split(",")):
@@ -63,7 +74,8 @@ def main(argv: Sequence[str] = ()) -> int:
         values = [float(searcher.evaluate_sampled(args.repeats, threads=args.threads, seed=seed)["exploitability"][-1])
                   for seed in seeds]
         line = {"cell": args.cell, "iterations": args.iters, "warm_iterations": args.warm, "warm_prior": prior,
-                "start": args.start if args.warm else "cold", "repeats": args.repeats, "seeds": seeds,
+                "start": args.start if args.warm else "cold", "leaves": args.leaves, "repeats": args.repeats,
+                "seeds": seeds,
                 "exploitability": values, "mean": statistics.fmean(values),
                 "stdev": statistics.stdev(values) if len(values) > 1 else 0.0,
                 "seconds": time.perf_counter() - start, "threads": args.threads, "cpu": cpu_name()}

@@ -9,7 +9,12 @@ Per game the table has:
   policies, T = ``--iterations`` linear CFR-D iterations, subgames of a whole betting round,
   ``--depth`` 10) with the zero net, the exact-leaf (oracle) net and the trained net, each
   under every evaluation seed (``--seeds``, mean, spread and range reported);
-* the trained net under a stronger search (``--stronger SOLVER:T:DEPTH``).
+* the trained net under a stronger search (``--stronger SOLVER:T:DEPTH``), and the same
+  searches with exact leaves (``--stronger-oracle SOLVER:T:DEPTH``; the oracle keeps
+  ``--iterations`` at every leaf): how low that search goes whatever the net.
+
+Rows computed now also keep the mixture's exploitability at N = 1, 2, 4, ... of their own
+samples (``curve_in_n``), tabulated as mode (b) against N: whether N limits the figure.
 
 The trained net is the final net of its run (``weights.bin`` of the run directory given with
 ``--run GAME=DIR``, or of ``OUT/GAME`` which the script trains with ``rebel train GAME`` when
@@ -61,6 +66,17 @@ class Protocol:
     repeats: int
     seed: int
     precision: str = "fp32"  # the table's arithmetic, whatever kernel self-play ran
+    # The oracle's own iterations at every leaf when they differ from the search's T (the
+    # exact-leaf stronger searches keep the oracle rows' 1024); None: T, and left out of the
+    # cache key so that rows cached before this field existed stay valid.
+    oracle_iterations: Optional[int] = None
+
+    def key(self) -> Dict[str, Any]:
+        """The protocol as cached rows record it."""
+        out = asdict(self)
+        if out["oracle_iterations"] is None:
+            del out["oracle_iterations"]
+        return out
 
 
 class Refused(Exception):
@@ -107,20 +123,25 @@ def search_row(game: Any, protocol: Protocol, threads: int, out: Path, label: st
     from rebel.search.evaluate import evaluate
     from rebel.search.settings import EvalSettings
 
-    key = asdict(protocol)
+    key = protocol.key()
+    oracle_t = f"_oracleT{protocol.oracle_iterations}" if protocol.oracle_iterations is not None else ""
     path = out / f"{label}_{protocol.solver.replace('+', 'plus')}_T{protocol.iterations}_d{protocol.depth}_" \
-                 f"N{protocol.repeats}_seed{protocol.seed}.json"
+                 f"N{protocol.repeats}{oracle_t}_seed{protocol.seed}.json"
     hit = cached(path, key)
     if hit:
         return hit
     settings = EvalSettings(net=protocol.net, solver=protocol.solver, depth=protocol.depth,
-                            iterations=protocol.iterations, oracle_iterations=protocol.iterations,
+                            iterations=protocol.iterations,
+                            oracle_iterations=protocol.oracle_iterations or protocol.iterations,
                             repeats=protocol.repeats, threads=threads, seed=protocol.seed,
                             precision=protocol.precision, mode_a=False, full_game=False)
     result = evaluate(game, settings, progress=False)
     last = result["mode_b"][-1]
+    # The mixture's exploitability at N = 1, 2, 4, ... (evaluate_sampled merges the samples in
+    # order, so each entry is the protocol's figure at that N for this seed).
+    curve = [[r["num_policies"], r["exploitability"]] for r in result["mode_b"]]
     row = {"format": FORMAT, "protocol": key, "exploitability": last["exploitability"],
-           "br_values": last["br_values"], "seconds": result["seconds"]["mode_b"]}
+           "br_values": last["br_values"], "seconds": result["seconds"]["mode_b"], "curve_in_n": curve}
     _write_json(path, row)
     log.info("%s %s seed %d: %.5f (%.0f s)", game.description(), label, protocol.seed, row["exploitability"],
              row["seconds"])
@@ -129,8 +150,15 @@ def search_row(game: Any, protocol: Protocol, threads: int, out: Path, label: st
 
 def summary(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
     values = [r["exploitability"] for r in rows]
-    return {"seeds": [r["protocol"]["seed"] for r in rows], "values": values, "mean": statistics.mean(values),
-            "stdev": statistics.stdev(values) if len(values) > 1 else 0.0, "min": min(values), "max": max(values)}
+    out = {"seeds": [r["protocol"]["seed"] for r in rows], "values": values, "mean": statistics.mean(values),
+           "stdev": statistics.stdev(values) if len(values) > 1 else 0.0, "min": min(values), "max": max(values)}
+    if rows and all("curve_in_n" in r for r in rows):  # rows cached before curves were kept have none
+        by_n: Dict[int, List[float]] = {}
+        for r in rows:
+            for n, e in r["curve_in_n"]:
+                by_n.setdefault(n, []).append(e)
+        out["mean_in_n"] = {str(n): statistics.mean(v) for n, v in sorted(by_n.items()) if len(v) == len(rows)}
+    return out
 
 
 def read_metrics(run_dir: Path) -> List[Dict[str, Any]]:
@@ -218,6 +246,13 @@ def game_table(game_name: str, args: argparse.Namespace, out: Path) -> Dict[str,
             rows = [search_row_for(game, "trained", nets["trained"], args, seed, gout / "eval",
                                    solver=solver, iterations=iterations, depth=depth) for seed in args.seeds]
             result["search"][f"trained net, {solver} T={iterations} depth {depth}"] = summary(rows)
+    for solver, iterations, depth in args.stronger_oracle:
+        # The same stronger search with exact leaves (the oracle at the oracle rows' own
+        # iterations): how low a one-round search of this kind can go whatever the net.
+        rows = [search_row_for(game, "oracle", "oracle", args, seed, gout / "eval", solver=solver,
+                               iterations=iterations, depth=depth, oracle_iterations=args.iterations)
+                for seed in args.seeds]
+        result["search"][f"oracle net, {solver} T={iterations} depth {depth}"] = summary(rows)
     oracle = result["search"]["oracle net"]["mean"]
     if "trained" in nets:
         trained = result["search"]["trained net"]["mean"]
@@ -226,6 +261,9 @@ def game_table(game_name: str, args: argparse.Namespace, out: Path) -> Dict[str,
         for key, s in result["search"].items():
             if key.startswith("trained net, ") and " T=" in key:  # the stronger searches
                 result["targets"][f"{key[len('trained net, '):]} below a third"] = \
+                    s["mean"] <= trained * STRONGER_FRACTION
+            elif key.startswith("oracle net, ") and " T=" in key:  # the same with exact leaves
+                result["targets"][f"exact leaves, {key[len('oracle net, '):]} below a third"] = \
                     s["mean"] <= trained * STRONGER_FRACTION
         if game_name == "leduc_nolimit":
             result["targets"]["trained_deepstack_chips"] = deepstack_leduc_chips(trained)
@@ -240,9 +278,10 @@ def game_table(game_name: str, args: argparse.Namespace, out: Path) -> Dict[str,
 
 def search_row_for(game: Any, label: str, net: str, args: argparse.Namespace, seed: int, out: Path,
                    solver: Optional[str] = None, iterations: Optional[int] = None,
-                   depth: Optional[int] = None) -> Dict[str, Any]:
+                   depth: Optional[int] = None, oracle_iterations: Optional[int] = None) -> Dict[str, Any]:
     protocol = Protocol(net=net, solver=solver or args.solver, iterations=iterations or args.iterations,
-                        depth=depth or args.depth, repeats=args.repeats, seed=seed)
+                        depth=depth or args.depth, repeats=args.repeats, seed=seed,
+                        oracle_iterations=oracle_iterations)
     return search_row(game, protocol, args.threads, out, label)
 
 
@@ -264,6 +303,12 @@ def markdown(results: Dict[str, Dict[str, Any]], args: argparse.Namespace) -> st
             ds = f" {deepstack_leduc_chips(s['mean']):.4g} |" if nolimit else ""
             lines.append(f"| search, {label} | {s['mean']:.4g} +- {s['stdev']:.2g} | "
                          f"{s['min']:.4g} - {s['max']:.4g} |{ds}")
+        in_n = {label: s["mean_in_n"] for label, s in r["search"].items() if "mean_in_n" in s}
+        ns = [n for n in ("16", "64", "256", "1024", "4096") if in_n and all(n in c for c in in_n.values())]
+        if ns:
+            lines += ["", "Mode (b) against N (mean over seeds; the same samples, merged in order):", "",
+                      "| row | " + " | ".join(f"N = {n}" for n in ns) + " |", "|---|" + "---|" * len(ns)]
+            lines += [f"| {label} | " + " | ".join(f"{c[n]:.4g}" for n in ns) + " |" for label, c in in_n.items()]
         if "run" in r:
             run = r["run"]
             lines += ["", f"Trained net: {run['run_dir']}, epoch {run['epoch']}, {run['examples_generated']:,} "
@@ -276,14 +321,14 @@ def markdown(results: Dict[str, Dict[str, Any]], args: argparse.Namespace) -> st
     return "\n".join(lines)
 
 
-def parse_stronger(text: str) -> List[tuple[str, int, int]]:
-    """--stronger SOLVER:T:DEPTH[,...] or none, parsed as experiments/table2.py does."""
+def parse_stronger(text: str, option: str = "--stronger") -> List[tuple[str, int, int]]:
+    """``option`` SOLVER:T:DEPTH[,...] or none, parsed as experiments/table2.py does."""
     import table2
 
     try:
         return [(s["solver"], s["iterations"], s["depth"]) for s in table2.parse_stronger(text, None)]
     except table2.Refused as e:
-        raise Refused(str(e)) from None
+        raise Refused(str(e).replace("--stronger", option, 1)) from None
 
 
 def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
@@ -299,6 +344,8 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     p.add_argument("--solver", default="lcfr")
     p.add_argument("--full-iterations", type=int, default=1024)
     p.add_argument("--stronger", default="lcfr:4096:10", help="SOLVER:T:DEPTH[,...] on the trained net, or none")
+    p.add_argument("--stronger-oracle", default="none",
+                   help="SOLVER:T:DEPTH[,...] with exact leaves (the oracle at --iterations), or none")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--quick", action="store_true", help="small N and T, a few-epoch run: the pipeline only")
     args = p.parse_args(argv)
@@ -320,10 +367,12 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     if args.quick:
         args.repeats, args.iterations, args.full_iterations = 8, 32, 64
         args.stronger = "lcfr:64:10"
+        args.stronger_oracle = "lcfr:32:10,dcfr:32:10"
         args.train_overrides = ["run.epochs=2", "run.max_minutes=null", "selfplay.threads=1", "search.iterations=32",
                                 "trainer.epoch_examples=1024", "evaluation.every=1", "evaluation.repeats=8",
                                 "evaluation.heldout_steps=16", "search.precision=fp32"]
     args.stronger = parse_stronger(args.stronger)
+    args.stronger_oracle = parse_stronger(args.stronger_oracle, "--stronger-oracle")
     for name in ("repeats", "iterations", "depth", "full_iterations", "threads"):
         if getattr(args, name) < 1:
             raise Refused(f"--{name.replace('_', '-')} must be >= 1")

@@ -795,10 +795,22 @@ def test_leduc_quick_pipeline(tmp_path, capsys):
     assert full["lcfr"]["exploitability"] == pytest.approx(0.126027, abs=1e-5)
     assert full["dcfr"]["exploitability"] < full["lcfr"]["exploitability"] < full["lfp"]["exploitability"]
     search = result["search"]
-    assert list(search) == ["zero net", "oracle net", "trained net", "trained net, lcfr T=64 depth 10"]
+    assert list(search) == ["zero net", "oracle net", "trained net", "trained net, lcfr T=64 depth 10",
+                            "oracle net, lcfr T=32 depth 10", "oracle net, dcfr T=32 depth 10"]
     for s in search.values():
         assert s["seeds"] == [0, 1, 2] and 0 < s["min"] <= s["mean"] <= s["max"]
     assert search["oracle net"]["mean"] < search["zero net"]["mean"]
+    # The exact-leaf stronger row with the oracle rows' own search is the oracle row itself
+    # (its oracle iterations named in its key, so it is cached apart): the same figures.
+    assert search["oracle net, lcfr T=32 depth 10"]["values"] == search["oracle net"]["values"]
+    assert "exact leaves, dcfr T=32 depth 10 below a third" in result["targets"]
+    for path in (out / "leduc" / "eval").glob("oracle_*_oracleT32_seed*.json"):
+        row = json.loads(path.read_text())
+        assert row["protocol"]["oracle_iterations"] == 32
+        # N = 1, 2, 4, 8 of the same samples; the last is the row's figure.
+        assert [n for n, _ in row["curve_in_n"]] == [1, 2, 4, 8]
+        assert row["curve_in_n"][-1][1] == row["exploitability"]
+    assert set(search["oracle net, dcfr T=32 depth 10"]["mean_in_n"]) == {"1", "2", "4", "8"}
     assert result["run"]["epoch"] == 2 and result["run"]["finished"]
     assert (out / "curves_leduc.png").is_file()
     assert "| search, oracle net |" in (out / "leduc.md").read_text()
@@ -814,7 +826,8 @@ def test_leduc_quick_pipeline(tmp_path, capsys):
     assert leduc.main(["--quick", "--games", "leduc", "--out", str(out)]) == 2
     assert "another protocol" in capsys.readouterr().err
     for bad, message in ((["--games", "poker"], "unknown game"), (["--run", "leduc"], "GAME=DIR"),
-                         (["--stronger", "lcfr:x"], "SOLVER:T:DEPTH")):
+                         (["--stronger", "lcfr:x"], "SOLVER:T:DEPTH"),
+                         (["--stronger-oracle", "lcfr:2"], "--stronger-oracle must be SOLVER:T:DEPTH")):
         assert leduc.main([*bad, "--out", str(out)]) == 2
         assert message in capsys.readouterr().err
 

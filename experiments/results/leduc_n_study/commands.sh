@@ -19,11 +19,14 @@ rebel eval $COMMON --net $NET --solver dcfr --iters 1024 --repeats 16384 --seed 
 # iterations per leaf), seed 0, to N = 8192.
 rebel eval $COMMON --net oracle --oracle-iters 1024 --solver lcfr --iters 4096 --repeats 8192 --seed 0 \
   > $OUT/oracle_lcfr_T4096_d10_N8192_oracleT1024_seed0.json
-# No-limit Leduc (DeepStack-Leduc's game), seed 0, to N = 8192: exact leaves (oracle at 1024
-# LCFR iterations per leaf) and the net that ships as pretrained:leduc_nolimit (run_45min_zen5).
-rebel eval --game leduc_nolimit --depth 10 --threads 1 --no-mode-a --no-progress --json search.full_game=false \
-  --net oracle --oracle-iters 1024 --solver lcfr --iters 1024 --repeats 8192 --seed 0 \
-  > $OUT/nolimit_oracle_lcfr_T1024_d10_N8192_oracleT1024_seed0.json
+# No-limit Leduc (DeepStack-Leduc's game) to N = 8192: exact leaves (oracle at 1024 LCFR
+# iterations per leaf, seeds 0-2) and the net that ships as pretrained:leduc_nolimit
+# (run_45min_zen5, seed 0).
+for seed in 0 1 2; do
+  rebel eval --game leduc_nolimit --depth 10 --threads 1 --no-mode-a --no-progress --json search.full_game=false \
+    --net oracle --oracle-iters 1024 --solver lcfr --iters 1024 --repeats 8192 --seed $seed \
+    > $OUT/nolimit_oracle_lcfr_T1024_d10_N8192_oracleT1024_seed$seed.json
+done
 rebel eval --game leduc_nolimit --depth 10 --threads 1 --no-mode-a --no-progress --json search.full_game=false \
   --net experiments/results/leduc/leduc_nolimit/run_45min_zen5/weights.bin --solver lcfr --iters 1024 \
   --repeats 8192 --seed 0 > $OUT/nolimit_trained_lcfr_T1024_d10_N8192_seed0.json

@@ -804,7 +804,9 @@ def test_leduc_quick_pipeline(tmp_path, capsys):
     # (its oracle iterations named in its key, so it is cached apart): the same figures.
     assert search["oracle net, lcfr T=32 depth 10"]["values"] == search["oracle net"]["values"]
     assert "exact leaves, dcfr T=32 depth 10 below a third" in result["targets"]
-    for path in (out / "leduc" / "eval").glob("oracle_*_oracleT32_seed*.json"):
+    exact_rows = sorted((out / "leduc" / "eval").glob("oracle_*_oracleT32_seed*.json"))
+    assert len(exact_rows) == 6  # two searches, three seeds
+    for path in exact_rows:
         row = json.loads(path.read_text())
         assert row["protocol"]["oracle_iterations"] == 32
         # N = 1, 2, 4, 8 of the same samples; the last is the row's figure.

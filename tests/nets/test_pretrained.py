@@ -18,7 +18,7 @@ POLICIES = available_policies()
 
 
 def test_the_expected_nets_ship():
-    assert {"kuhn", "quick"} <= {n.name for n in NETS}
+    assert {"kuhn", "quick", "1x4f", "1x5f", "2x3f", "leduc", "leduc_nolimit"} <= {n.name for n in NETS}
 
 
 @pytest.mark.parametrize("net", NETS, ids=[n.name for n in NETS])
@@ -58,7 +58,7 @@ def test_pretrained_nets_in_eval_play_and_the_list():
 
 
 def test_the_expected_policy_nets_ship():
-    assert {"1x4f-policy"} <= {p.name for p in POLICIES}
+    assert {"1x4f-policy", "2x3f-policy"} <= {p.name for p in POLICIES}
 
 
 @pytest.mark.parametrize("policy", POLICIES, ids=[p.name for p in POLICIES])

@@ -2,6 +2,7 @@
 
     python experiments/warm_start.py --cells 1x4f-cfr [--steps 4000] [--out DIR]
     python experiments/warm_start.py --quick          # the pipeline in about a minute
+    python experiments/warm_start.py --run RUN --rows warm_T256_P10,cold_T1024   # a policy.enabled run
 
 For each cell (a Liar's Dice game and its CFR-D Table 2 run, experiments/results/table2/CELL)
 the script, with that run's final value net frozen:
@@ -20,6 +21,11 @@ the script, with that run's final value net frozen:
    eval.json (the same protocol; fp32 exploitability does not depend on the CPU);
 4. **measures self-play speed**: examples per second of the cold search at T = 1024 and the
    warm search at T = 256, one loop each, alternating blocks of steps in one process.
+
+With ``--run RUN`` the script evaluates a `rebel train` run made with ``policy.enabled=true``
+instead (Algorithm 1 in full: the policy net trained beside the value net, and with
+``search.warm_start`` warm-starting the self-play subgames too): its final value net with its
+own policy net under the rows asked, written to ``RUN/warm_eval.{json,md}``.
 
 A phase whose output exists is not redone (``--force`` redoes all). Writes
 ``OUT/CELL/{dpi.npz, policy.bin, train.json, eval.json, speed.json}`` and ``OUT/warm_start.md``.
@@ -281,6 +287,77 @@ def speed(game: _core.Game, value_net: Any, policy_net: Any, search: Dict[str, A
 
 # ------------------------------------------------------------------ driver
 
+def evaluate_rows(game: _core.Game, value_net: Any, weights: str, search: Dict[str, Any], policy_path: Path,
+                  eval_json: Path, label: str, args: argparse.Namespace) -> Dict[str, Any]:
+    """Evaluates ``args.rows`` (cached in ``eval_json``, one seed at a time) and returns them."""
+    rows = json.loads(eval_json.read_text())["rows"] if eval_json.exists() and not args.force else {}
+
+    def write_rows() -> None:
+        eval_json.write_text(json.dumps({"format": FORMAT, "cell": label, "repeats": args.repeats, "rows": rows},
+                                        indent=1))
+
+    for name in args.rows:
+        iterations, warm, prior = parse_row(name)
+        if name.startswith("eqwarm"):
+            if name not in rows:
+                rows[name] = evaluate_equilibrium_row(game, value_net, search, iterations, warm, prior, args.seeds,
+                                                      args.repeats, args.equilibrium_iterations)
+                write_rows()
+            continue
+        # One seed at a time, each written when done: a cached row gains the requested seeds it
+        # lacks (an oracle row costs about 20 minutes a seed) and keeps its other runs as they are.
+        done = {run["seed"] for run in rows[name]["runs"]} if name in rows else set()
+        net = "oracle" if name.startswith("oracle_") else weights
+        for seed in (s for s in args.seeds if s not in done):
+            added = evaluate_row(game, net, search, iterations, warm, prior, str(policy_path), [seed], args.repeats)
+            rows[name] = merge_runs(rows[name], added) if name in rows else added
+            write_rows()
+    return rows
+
+
+def run_training(run_dir: Path, args: argparse.Namespace) -> Dict[str, Any]:
+    """``--run``: a `rebel train` run with ``policy.enabled`` (Algorithm 1 in full: the policy net
+    trained beside the value net and, with ``search.warm_start``, warm-starting self-play): its
+    final value net and its own policy.bin under the protocol rows, cached in RUN/warm_eval.json."""
+    import yaml  # omegaconf's dependency
+
+    weights, policy_path = run_dir / "weights.bin", run_dir / "policy.bin"
+    for needed in (run_dir / "config.yaml", weights, policy_path):
+        if not needed.exists():
+            raise SystemExit(f"warm_start.py --run {run_dir}: no {needed.name} there (a `rebel train` run with "
+                             "policy.enabled=true writes config.yaml, weights.bin and policy.bin)")
+    config = yaml.safe_load((run_dir / "config.yaml").read_text())
+    game = game_from_config({k: v for k, v in config["game"].items() if v is not None})
+    search = config["search"]
+    value_net = _core.MlpValueNet(game, str(weights), precision="fp32")
+    rows = evaluate_rows(game, value_net, str(weights), search, policy_path, run_dir / "warm_eval.json",
+                         str(run_dir), args)
+    final = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()
+             if '"kind": "final"' in line]
+    training = ({"epoch": final[-1]["epoch"], "minutes": final[-1]["wall_seconds"] / 60,
+                 "examples_generated": final[-1]["examples_generated"]} if final else None)
+    return {"run": str(run_dir), "repeats": args.repeats, "rows": rows, "training": training,
+            "self_play": {k: search.get(k) for k in ("solver", "warm_start", "warm_prior")} |
+            {"iterations": config["selfplay"].get("iterations") or search["iterations"]}}
+
+
+def run_markdown(result: Dict[str, Any]) -> str:
+    """The ``--run`` table: the run's training, then each protocol row."""
+    sp, tr = result["self_play"], result["training"]
+    lines = [f"# {result['run']}: its value net and its own policy net under the protocol", "",
+             f"Self-play: {sp['solver']}, T = {sp['iterations']}, warm start K = {sp['warm_start']}, "
+             f"prior {sp['warm_prior']:g}. " +
+             (f"Final net: epoch {tr['epoch']}, {tr['minutes']:.1f} minutes, {tr['examples_generated']:,} examples."
+              if tr else "The run has no final record yet."),
+             f"Mode (b), N = {result['repeats']}, fp32.", "",
+             "| row | T | K | prior | exploitability (mean +- sd over seeds) | per seed |", "|---|---|---|---|---|---|"]
+    for name, row in result["rows"].items():
+        per_seed = " / ".join(f"{run['exploitability']:.4f}" for run in row["runs"])
+        lines.append(f"| {name} | {row['iterations']} | {row['warm_iterations']} | {row.get('warm_prior', 0.0):g} | "
+                     f"{row['mean']:.4f} +- {row['stdev']:.4f} | {per_seed} |")
+    return "\n".join(lines) + "\n"
+
+
 def run_cell(cell: str, out: Path, args: argparse.Namespace) -> Dict[str, Any]:
     cfg = cell_config(cell)
     game = game_from_config(cfg["game"])
@@ -309,28 +386,7 @@ def run_cell(cell: str, out: Path, args: argparse.Namespace) -> Dict[str, Any]:
             "heldout_examples": int(held["rows"].shape[0]), "epochs": args.epochs, "history": history,
             "heldout_reference": held_out_reference(held)}, indent=1))
 
-    eval_json = folder / "eval.json"
-    rows = json.loads(eval_json.read_text())["rows"] if eval_json.exists() and not args.force else {}
-    def write_rows() -> None:
-        eval_json.write_text(json.dumps({"format": FORMAT, "cell": cell, "repeats": args.repeats, "rows": rows},
-                                        indent=1))
-
-    for name in args.rows:
-        iterations, warm, prior = parse_row(name)
-        if name.startswith("eqwarm"):
-            if name not in rows:
-                rows[name] = evaluate_equilibrium_row(game, value_net, search, iterations, warm, prior, args.seeds,
-                                                      args.repeats, args.equilibrium_iterations)
-                write_rows()
-            continue
-        # One seed at a time, each written when done: a cached row gains the requested seeds it
-        # lacks (an oracle row costs about 20 minutes a seed) and keeps its other runs as they are.
-        done = {run["seed"] for run in rows[name]["runs"]} if name in rows else set()
-        net = "oracle" if name.startswith("oracle_") else cfg["weights"]
-        for seed in (s for s in args.seeds if s not in done):
-            added = evaluate_row(game, net, search, iterations, warm, prior, str(policy_path), [seed], args.repeats)
-            rows[name] = merge_runs(rows[name], added) if name in rows else added
-            write_rows()
+    rows = evaluate_rows(game, value_net, cfg["weights"], search, policy_path, folder / "eval.json", cell, args)
     speed_json = folder / "speed.json"
     if not args.no_speed and (args.force or not speed_json.exists()):
         policy_net = _core.MlpPolicyNet(game, str(policy_path), precision="fp32")
@@ -401,6 +457,9 @@ def main(argv: Sequence[str] = ()) -> int:
     parser.add_argument("--force", action="store_true")
     parser.add_argument("--quick", action="store_true", help="tiny sizes: the pipeline only, no figures")
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "warm_start")
+    parser.add_argument("--run", type=Path, default=None,
+                        help="instead of the cells: a `rebel train` run with policy.enabled (its weights.bin and "
+                             "policy.bin) evaluated under --rows, written to RUN/warm_eval.{json,md}")
     args = parser.parse_args(list(argv) or None)
     args.seeds = [int(s) for s in args.seeds.split(",")]
     args.rows = args.rows.split(",")
@@ -410,6 +469,11 @@ def main(argv: Sequence[str] = ()) -> int:
         args.steps, args.epochs, args.repeats, args.seeds = 40, 2, 4, [0]
         args.speed_blocks, args.speed_steps = 1, 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    if args.run is not None:
+        result = run_training(args.run, args)
+        (args.run / "warm_eval.md").write_text(run_markdown(result))
+        print(run_markdown(result))
+        return 0
     results = [run_cell(cell, args.out, args) for cell in args.cells.split(",")]
     (args.out / "warm_start.md").write_text(markdown(results))
     print(markdown(results))

@@ -201,6 +201,44 @@ def test_eval_with_the_trained_policy_net_and_its_bad_inputs(policy_runs):
     _check_bad_policy_inputs(run, base)
 
 
+@needs_bindings
+@pytest.mark.slow
+def test_warm_start_experiment_evaluates_a_policy_training_run(policy_runs, tmp_path):
+    """experiments/warm_start.py --run: a policy.enabled run's value net with its own policy net
+    under the protocol rows; each row is the core search's figure with the same nets and
+    settings (seed 0, 2 threads), and a run without policy.bin is named, not crashed on."""
+    from tests.helpers.scripts import load
+
+    warm_start = load("warm_start")
+    root, _ = policy_runs
+    run = root / "full"
+    assert warm_start.main(["--run", str(run), "--rows", "warm_T128_P3,cold_T128", "--repeats", "32",
+                            "--seeds", "0"]) == 0
+    rows = json.loads((run / "warm_eval.json").read_text())["rows"]
+    assert list(rows) == ["warm_T128_P3", "cold_T128"]
+    assert (rows["warm_T128_P3"]["warm_iterations"], rows["warm_T128_P3"]["warm_prior"]) == (15, 3.0)
+    assert rows["cold_T128"]["warm_iterations"] == 0
+    from rebel.games import make
+
+    game = make("liars_dice", num_dice=1, num_faces=3)
+    value_net = _core.MlpValueNet(game, str(run / "weights.bin"), precision="fp32")
+    policy_net = _core.MlpPolicyNet(game, str(run / "policy.bin"), precision="fp32")
+    warm = _core.TestTimeSearch(game, value_net, "lcfr", 2, 128, policy_net=policy_net, warm_iterations=15,
+                                warm_prior=3.0)
+    cold = _core.TestTimeSearch(game, value_net, "lcfr", 2, 128)
+    for name, search in (("warm_T128_P3", warm), ("cold_T128", cold)):
+        direct = float(search.evaluate_sampled(32, threads=2, seed=0)["exploitability"][-1])
+        assert rows[name]["runs"][0]["exploitability"] == pytest.approx(direct, abs=1e-12), name
+    table = (run / "warm_eval.md").read_text()
+    assert "warm start K = 15" in table and "| warm_T128_P3 | 128 | 15 | 3 |" in table
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    for name in ("config.yaml", "weights.bin", "metrics.jsonl"):
+        (bare / name).write_bytes((run / name).read_bytes())
+    with pytest.raises(SystemExit, match="no policy.bin there"):
+        warm_start.main(["--run", str(bare), "--rows", "cold_T8", "--repeats", "2", "--seeds", "0"])
+
+
 def _check_bad_policy_inputs(run: Path, base: list[str]) -> None:
     cases = [
         (["--policy-net", str(run / "weights.bin"), "--warm-start", "15"], "look like a value net"),

@@ -70,13 +70,19 @@ EQUILIBRIUM_ITERATIONS = 4096  # full-game DCFR iterations of the eqwarm rows' s
 ORACLE_ITERATIONS = 1024  # the Table 2 oracle's leaf solves (references.json), for every T
 
 
-def cell_config(cell: str) -> Dict[str, Any]:
-    """The game and search of a Table 2 cell, from its committed config.yaml."""
+def run_config(folder: Path) -> Dict[str, Any]:
+    """A training run's resolved config.yaml, its game section without the unset keys of other games."""
     import yaml  # omegaconf's dependency
 
-    config = yaml.safe_load((TABLE2 / cell / "config.yaml").read_text())
-    game = {k: v for k, v in config["game"].items() if v is not None}  # the unset keys of other games
-    return {"game": game, "search": config["search"], "weights": str(TABLE2 / cell / "weights.bin")}
+    config = yaml.safe_load((folder / "config.yaml").read_text())
+    config["game"] = {k: v for k, v in config["game"].items() if v is not None}
+    return config
+
+
+def cell_config(cell: str) -> Dict[str, Any]:
+    """The game and search of a Table 2 cell, from its committed config.yaml."""
+    config = run_config(TABLE2 / cell)
+    return {"game": config["game"], "search": config["search"], "weights": str(TABLE2 / cell / "weights.bin")}
 
 
 def generator_for(game: _core.Game, value_net: Any, search: Dict[str, Any], iterations: int,
@@ -319,15 +325,13 @@ def run_training(run_dir: Path, args: argparse.Namespace) -> Dict[str, Any]:
     """``--run``: a `rebel train` run with ``policy.enabled`` (Algorithm 1 in full: the policy net
     trained beside the value net and, with ``search.warm_start``, warm-starting self-play): its
     final value net and its own policy.bin under the protocol rows, cached in RUN/warm_eval.json."""
-    import yaml  # omegaconf's dependency
-
     weights, policy_path = run_dir / "weights.bin", run_dir / "policy.bin"
     for needed in (run_dir / "config.yaml", weights, policy_path):
         if not needed.exists():
             raise SystemExit(f"warm_start.py --run {run_dir}: no {needed.name} there (a `rebel train` run with "
                              "policy.enabled=true writes config.yaml, weights.bin and policy.bin)")
-    config = yaml.safe_load((run_dir / "config.yaml").read_text())
-    game = game_from_config({k: v for k, v in config["game"].items() if v is not None})
+    config = run_config(run_dir)
+    game = game_from_config(config["game"])
     search = config["search"]
     value_net = _core.MlpValueNet(game, str(weights), precision="fp32")
     rows = evaluate_rows(game, value_net, str(weights), search, policy_path, run_dir / "warm_eval.json",
@@ -470,9 +474,9 @@ def main(argv: Sequence[str] = ()) -> int:
         args.speed_blocks, args.speed_steps = 1, 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     if args.run is not None:
-        result = run_training(args.run, args)
-        (args.run / "warm_eval.md").write_text(run_markdown(result))
-        print(run_markdown(result))
+        table = run_markdown(run_training(args.run, args))
+        (args.run / "warm_eval.md").write_text(table)
+        print(table)
         return 0
     results = [run_cell(cell, args.out, args) for cell in args.cells.split(",")]
     (args.out / "warm_start.md").write_text(markdown(results))

@@ -443,8 +443,11 @@ class Training:
         upto = (e + 1) * G
         pool.wait_generated(upto)
         result = self.trainer.train_epoch(lambda n: self.buffer.sample(n, self.sampler_rng, upto=upto))
+        t_policy = time.perf_counter()
         policy_record = self._train_policy()
         t_trained = time.perf_counter()
+        if self.policy_trainer is not None:  # train_seconds includes it
+            policy_record["policy_train_seconds"] = t_trained - t_policy
         pool.wait_idle()
         t_generated = time.perf_counter()
         self.generated = (e + 2) * G

@@ -152,6 +152,9 @@ def test_policy_training_learns_checkpoints_and_resumes_exactly(policy_runs):
     losses = [records[e]["policy_loss"] for e in (2, 3, 4)]
     assert losses[-1] < losses[0], losses
     assert records[4]["policy_nodes"] > 0 and records[4]["policy_replay_size"] == records[4]["policy_nodes"]
+    for r in metrics(root / "full"):  # the policy net's training time: a part of train_seconds
+        if r.get("epoch", 0) > 0 and r.get("kind") is None:
+            assert 0 <= r["policy_train_seconds"] <= r["train_seconds"], r
     for epoch in (2, 4):  # the held-out loss: a cross-entropy, never below the targets' entropy (Gibbs)
         r = records[epoch]
         assert r["heldout_policy_entropy"] <= r["heldout_policy_loss"] and r["heldout_policy_entropy"] < \

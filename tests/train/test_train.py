@@ -26,7 +26,8 @@ from tests.conftest import REPO_ROOT, default_sigint, run_cli
 TINY = ["game.num_dice=1", "game.num_faces=3", "search.iterations=128", "replay.capacity=20000",
         "trainer.epoch_examples=2560", "trainer.batch_size=256", "trainer.lr=1e-3",
         "evaluation.repeats=64", "evaluation.heldout_steps=128", "evaluation.threads=1"]
-TIMING_KEYS = {"wall_seconds", "training_seconds", "generation_rate", "train_seconds", "loop_overhead", "eval_seconds"}
+TIMING_KEYS = {"wall_seconds", "training_seconds", "generation_rate", "train_seconds", "loop_overhead", "eval_seconds",
+               "policy_train_seconds"}
 
 
 def metrics(run_dir: Path) -> list[dict]:

@@ -20,14 +20,16 @@ the script, with that run's final value net frozen:
    T = 256, and the cold search at T = 256; the cold T = 1024 figure is the cell's committed
    eval.json (the same protocol; fp32 exploitability does not depend on the CPU);
 4. **measures self-play speed**: examples per second of the cold search at T = 1024 and the
-   warm search at T = 256, one loop each, alternating blocks of steps in one process.
+   warm search at T = 256 (and, for CFR solvers, at T = 256 with the regret prior 10), one
+   loop each, alternating blocks of steps in one process.
 
 With ``--run RUN`` the script evaluates a `rebel train` run made with ``policy.enabled=true``
 instead (Algorithm 1 in full: the policy net trained beside the value net, and with
 ``search.warm_start`` warm-starting the self-play subgames too): its final value net with its
 own policy net under the rows asked, written to ``RUN/warm_eval.{json,md}``.
 
-A phase whose output exists is not redone (``--force`` redoes all). Writes
+A phase whose output exists is not redone (``--force`` redoes all; D_pi is collected only to
+train a policy net; speed.json is redone when its arms are not the current ones). Writes
 ``OUT/CELL/{dpi.npz, policy.bin, train.json, eval.json, speed.json}`` and ``OUT/warm_start.md``.
 """
 from __future__ import annotations
@@ -57,6 +59,7 @@ from rebel.nets.policy_mlp import (
 from rebel.search.evaluate import evaluate
 from rebel.search.selfplay import SelfPlayLoop
 from rebel.search.settings import EvalSettings
+from rebel.search.solve import FP_SOLVERS
 from rebel.util.machine import cpu_name
 
 log = logging.getLogger("warm_start")
@@ -68,6 +71,7 @@ WARM_ITERATIONS = 15  # the paper's appendix: regrets scaled as if 15 iterations
 SEEDS = (0, 1, 2)
 EQUILIBRIUM_ITERATIONS = 4096  # full-game DCFR iterations of the eqwarm rows' start (exploitability 6e-6 on 1x4f)
 ORACLE_ITERATIONS = 1024  # the Table 2 oracle's leaf solves (references.json), for every T
+SPEED_PRIOR = 10.0  # the regret prior lambda fixed on 1x4f (docs/results.md), timed as its own speed arm
 
 
 def run_config(folder: Path) -> Dict[str, Any]:
@@ -86,11 +90,13 @@ def cell_config(cell: str) -> Dict[str, Any]:
 
 
 def generator_for(game: _core.Game, value_net: Any, search: Dict[str, Any], iterations: int,
-                  policy_net: Any = None, warm: int = 0, collect: bool = False) -> _core.SelfPlayGenerator:
+                  policy_net: Any = None, warm: int = 0, collect: bool = False,
+                  prior: float = 0.0) -> _core.SelfPlayGenerator:
     return _core.SelfPlayGenerator(game, value_net, solver=search["solver"], depth=search["depth"],
                                    iterations=iterations, epsilon=search["epsilon"],
                                    sampling=search["iteration_sampling"], off_path=search["off_path"],
-                                   policy_net=policy_net, warm_iterations=warm, collect_policy=collect)
+                                   policy_net=policy_net, warm_iterations=warm, collect_policy=collect,
+                                   warm_prior=prior)
 
 
 # ------------------------------------------------------------------ 1. D_pi
@@ -272,11 +278,23 @@ def parse_row(name: str) -> tuple[int, int, float]:
 
 # ------------------------------------------------------------------ 4. speed
 
+def speed_arms(search: Dict[str, Any]) -> List[str]:
+    """The timed self-play searches: cold T = 1024, warm T = 256 and, for solvers with regrets,
+    warm T = 256 with the regret prior SPEED_PRIOR."""
+    arms = ["cold_T1024", "warm_T256"]
+    if search["solver"] not in FP_SOLVERS:
+        arms.append(f"warm_T256_P{SPEED_PRIOR:g}")
+    return arms
+
+
 def speed(game: _core.Game, value_net: Any, policy_net: Any, search: Dict[str, Any], blocks: int,
           steps_per_block: int) -> Dict[str, Any]:
-    """Examples per second (2 per step) of cold T = 1024 and warm T = 256, alternating blocks."""
-    arms = {"cold_T1024": generator_for(game, value_net, search, 1024),
-            "warm_T256": generator_for(game, value_net, search, 256, policy_net, WARM_ITERATIONS)}
+    """Examples per second (2 per step) of each of `speed_arms`, one loop per arm, alternating blocks."""
+    arms = {}
+    for name in speed_arms(search):
+        iterations, warm, prior = parse_row(name)
+        arms[name] = generator_for(game, value_net, search, iterations, policy_net if warm else None, warm,
+                                   prior=prior)
     loops = {name: SelfPlayLoop(game, g, np.random.SeedSequence([7, k])) for k, (name, g) in enumerate(arms.items())}
     seconds = {name: 0.0 for name in arms}
     for _ in range(blocks):
@@ -288,7 +306,8 @@ def speed(game: _core.Game, value_net: Any, policy_net: Any, search: Dict[str, A
     examples = 2 * blocks * steps_per_block
     rates = {name: examples / s for name, s in seconds.items()}
     return {"cpu": cpu_name(), "threads": 1, "examples_per_arm": examples, "examples_per_second": rates,
-            "ratio": rates["warm_T256"] / rates["cold_T1024"]}
+            "ratio": rates["warm_T256"] / rates["cold_T1024"],
+            "ratios": {name: rate / rates["cold_T1024"] for name, rate in rates.items() if name != "cold_T1024"}}
 
 
 # ------------------------------------------------------------------ driver
@@ -370,19 +389,19 @@ def run_cell(cell: str, out: Path, args: argparse.Namespace) -> Dict[str, Any]:
     folder = out / cell
     folder.mkdir(parents=True, exist_ok=True)
 
-    dpi = folder / "dpi.npz"
-    if args.force or not dpi.exists():
-        data = collect(game, value_net, search, args.steps, seed=0)
-        held = collect(game, value_net, search, max(1, args.steps // 8), seed=1, desc="held-out D_pi")
-        np.savez_compressed(dpi, **data, **{"held_" + k: v for k, v in held.items()})
-    z = np.load(dpi)
-    data = {k: z[k] for k in ("rows", "targets", "legal", "weights")}
-    held = {k: z["held_" + k] for k in ("rows", "targets", "legal", "weights")}
-    log.info("%s: D_pi %d train / %d held-out PBSs", cell, data["rows"].shape[0], held["rows"].shape[0])
-
     policy_path = folder / "policy.bin"
     train_json = folder / "train.json"
-    if args.force or not policy_path.exists():
+    if args.force or not policy_path.exists() or not train_json.exists():
+        # D_pi (not committed: dpi.npz) is needed only to train the policy net
+        dpi = folder / "dpi.npz"
+        if args.force or not dpi.exists():
+            data = collect(game, value_net, search, args.steps, seed=0)
+            held = collect(game, value_net, search, max(1, args.steps // 8), seed=1, desc="held-out D_pi")
+            np.savez_compressed(dpi, **data, **{"held_" + k: v for k, v in held.items()})
+        z = np.load(dpi)
+        data = {k: z[k] for k in ("rows", "targets", "legal", "weights")}
+        held = {k: z["held_" + k] for k in ("rows", "targets", "legal", "weights")}
+        log.info("%s: D_pi %d train / %d held-out PBSs", cell, data["rows"].shape[0], held["rows"].shape[0])
         model, history = train(game, data, held, args.epochs)
         export_policy_weights(model, policy_path)
         train_json.write_text(json.dumps({
@@ -392,7 +411,8 @@ def run_cell(cell: str, out: Path, args: argparse.Namespace) -> Dict[str, Any]:
 
     rows = evaluate_rows(game, value_net, cfg["weights"], search, policy_path, folder / "eval.json", cell, args)
     speed_json = folder / "speed.json"
-    if not args.no_speed and (args.force or not speed_json.exists()):
+    timed = json.loads(speed_json.read_text())["examples_per_second"] if speed_json.exists() else {}
+    if not args.no_speed and (args.force or sorted(timed) != sorted(speed_arms(search))):
         policy_net = _core.MlpPolicyNet(game, str(policy_path), precision="fp32")
         speed_json.write_text(json.dumps(speed(game, value_net, policy_net, search, args.speed_blocks,
                                                args.speed_steps), indent=1))
@@ -432,12 +452,18 @@ def markdown(results: List[Dict[str, Any]]) -> str:
                          f"{row['mean']:.4f} +- {row['stdev']:.4f} "
                          f"| {seeds} |")
     lines += ["", "| cell | D_pi PBSs (train / held-out) | held-out loss | perfect (target entropy) | uniform | "
-              "examples/s cold T=1024 | warm T=256 | ratio | CPU |", "|---|---|---|---|---|---|---|---|---|"]
+              "examples/s cold T=1024 | warm T=256 (ratio) | warm T=256, prior 10 (ratio) | CPU |",
+              "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         t, sp = r["train"], r["speed"]
         ref = t["heldout_reference"]
-        rates = (f"{sp['examples_per_second']['cold_T1024']:.1f} | {sp['examples_per_second']['warm_T256']:.1f} | "
-                 f"{sp['ratio']:.2f}x | {sp['cpu']}") if sp else "not run | | |"
+        if sp:
+            rate = sp["examples_per_second"]
+            warm = [f"{rate[arm]:.1f} ({rate[arm] / rate['cold_T1024']:.2f}x)" if arm in rate else "n/a (no regrets)"
+                    for arm in ("warm_T256", f"warm_T256_P{SPEED_PRIOR:g}")]
+            rates = f"{rate['cold_T1024']:.1f} | {warm[0]} | {warm[1]} | {sp['cpu']}"
+        else:
+            rates = "not run | | |"
         lines.append(f"| {r['cell']} | {t['examples']} / {t['heldout_examples']} | {t['history'][-1]['heldout']:.4f} "
                      f"| {ref['target_entropy']:.4f} | {ref['uniform']:.4f} | {rates} |")
     return "\n".join(lines) + "\n"

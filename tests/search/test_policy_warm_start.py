@@ -402,8 +402,17 @@ def test_warm_start_experiment_quick_run(tmp_path):
     for row in rows.values():
         assert 0 < row["mean"] < 1
     speed = json.loads((cell / "speed.json").read_text())
-    assert speed["examples_per_second"]["warm_T256"] > 0 and speed["examples_per_second"]["cold_T1024"] > 0
+    rates = speed["examples_per_second"]
+    assert sorted(rates) == ["cold_T1024", "warm_T256", "warm_T256_P10"] and min(rates.values()) > 0
+    assert speed["ratios"]["warm_T256_P10"] == pytest.approx(rates["warm_T256_P10"] / rates["cold_T1024"])
     assert "| 1x4f-cfr | lcfr, warm | 256 | 15 |" in (out / "warm_start.md").read_text()
+
+    # a second run with the policy net trained redoes nothing: no D_pi is collected again
+    # (dpi.npz is not committed), and speed.json, whose arms are the current ones, is kept
+    (cell / "dpi.npz").unlink()
+    kept = (cell / "speed.json").read_text()
+    assert warm_start.main(["--quick", "--out", str(out)]) == 0
+    assert not (cell / "dpi.npz").exists() and (cell / "speed.json").read_text() == kept
 
 
 @pytest.mark.slow

@@ -452,7 +452,7 @@ def markdown(results: List[Dict[str, Any]]) -> str:
                          f"{row['mean']:.4f} +- {row['stdev']:.4f} "
                          f"| {seeds} |")
     lines += ["", "| cell | D_pi PBSs (train / held-out) | held-out loss | perfect (target entropy) | uniform | "
-              "examples/s cold T=1024 | warm T=256 (ratio) | warm T=256, prior 10 (ratio) | CPU |",
+              f"examples/s cold T=1024 | warm T=256 (ratio) | warm T=256, prior {SPEED_PRIOR:g} (ratio) | CPU |",
               "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         t, sp = r["train"], r["speed"]

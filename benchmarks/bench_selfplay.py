@@ -47,7 +47,10 @@ GOAL_LOOP_OVERHEAD = 0.10
 
 def measure(game: Any, net: Any, threads: int, iterations: int, seconds: float, with_trainer: bool) -> dict:
     """Runs the pool (and a trainer) for `seconds` after a warm-up; returns rates and the split."""
-    generator = _core.SelfPlayGenerator(game, net, depth=2, iterations=iterations, epsilon=0.25)
+    # Every step solves its subgame (the rate of subgame solves against the original's); the
+    # reuse of the initial PBS's solve is measured by bench_selfplay_reuse.py.
+    generator = _core.SelfPlayGenerator(game, net, depth=2, iterations=iterations, epsilon=0.25,
+                                        reuse_initial_solve=False)
     loops = [SelfPlayLoop(game, generator, np.random.SeedSequence([0, i])) for i in range(threads)]
     buffer = ReplayBuffer(1_000_000, int(game.query_size), int(game.num_hands))
     pool = GenerationPool(loops, buffer.add)

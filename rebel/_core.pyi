@@ -651,7 +651,7 @@ class SelfPlayGenerator:
 
     SelfPlayGenerator(game, net=None, solver="lcfr", depth=2, iterations=1024, epsilon=0.25,
     sampling="linear", full_depth=False, off_path="skip", policy_net=None, warm_iterations=0,
-    collect_policy=False). sampling: "linear" (iteration i with weight i/2 + 1,
+    collect_policy=False, warm_prior=0.0, reuse_initial_solve=True). sampling: "linear" (weight i/2 + 1,
     the paper's) or "uniform". full_depth=True solves the whole game below each root (no net)
     and still walks `depth` actions: its targets are then exact (oracle) values. off_path: how
     the solver treats nodes the current iterate never reaches (as SubgameSolver).
@@ -660,9 +660,12 @@ class SelfPlayGenerator:
     regret prior warm_prior (as TestTimeSearch).
     collect_policy=True: each step also returns D_pi, the policy net's training data
     (policy_rows, policy_targets, policy_legal, policy_weights; see csrc/search/selfplay.h).
+    reuse_initial_solve=True: steps at the initial public state (the empty history) reuse its
+    last solve while the beliefs and the net's weights are unchanged; the steps are bit for bit
+    those of reuse_initial_solve=False (csrc/search/selfplay.h says when it applies).
     Steps release the GIL and may run in several threads at once; cancel() stops them.
     """
-    def __init__(self, game: Game, net: ValueNet | None = None, solver: str = 'lcfr', depth: typing.SupportsInt | typing.SupportsIndex = 2, iterations: typing.SupportsInt | typing.SupportsIndex = 1024, epsilon: typing.SupportsFloat | typing.SupportsIndex = 0.25, sampling: str = 'linear', full_depth: bool = False, off_path: str = 'skip', policy_net: PolicyNet | None = None, warm_iterations: typing.SupportsInt | typing.SupportsIndex = 0, collect_policy: bool = False, warm_prior: typing.SupportsFloat | typing.SupportsIndex = 0.0) -> None:
+    def __init__(self, game: Game, net: ValueNet | None = None, solver: str = 'lcfr', depth: typing.SupportsInt | typing.SupportsIndex = 2, iterations: typing.SupportsInt | typing.SupportsIndex = 1024, epsilon: typing.SupportsFloat | typing.SupportsIndex = 0.25, sampling: str = 'linear', full_depth: bool = False, off_path: str = 'skip', policy_net: PolicyNet | None = None, warm_iterations: typing.SupportsInt | typing.SupportsIndex = 0, collect_policy: bool = False, warm_prior: typing.SupportsFloat | typing.SupportsIndex = 0.0, reuse_initial_solve: bool = True) -> None:
         ...
     def cancel(self) -> None:
         """
@@ -693,6 +696,16 @@ class SelfPlayGenerator:
     @property
     def epsilon(self) -> float:
         ...
+    @property
+    def initial_solves_computed(self) -> int:
+        """
+        Solves of the initial PBS made for the cache (reuse_initial_solve).
+        """
+    @property
+    def initial_solves_reused(self) -> int:
+        """
+        Steps that reused the initial PBS's kept solve (reuse_initial_solve).
+        """
     @property
     def iterations(self) -> int:
         ...

@@ -91,7 +91,7 @@ epsilon-exploration, and return both players' training examples.
 
 SelfPlayGenerator(game, net=None, solver="lcfr", depth=2, iterations=1024, epsilon=0.25,
 sampling="linear", full_depth=False, off_path="skip", policy_net=None, warm_iterations=0,
-collect_policy=False). sampling: "linear" (iteration i with weight i/2 + 1,
+collect_policy=False, warm_prior=0.0, reuse_initial_solve=True). sampling: "linear" (weight i/2 + 1,
 the paper's) or "uniform". full_depth=True solves the whole game below each root (no net)
 and still walks `depth` actions: its targets are then exact (oracle) values. off_path: how
 the solver treats nodes the current iterate never reaches (as SubgameSolver).
@@ -100,11 +100,14 @@ updates (as TestTimeSearch; the sampled iteration's weights become K + i/2 + 1),
 regret prior warm_prior (as TestTimeSearch).
 collect_policy=True: each step also returns D_pi, the policy net's training data
 (policy_rows, policy_targets, policy_legal, policy_weights; see csrc/search/selfplay.h).
+reuse_initial_solve=True: steps at the initial public state (the empty history) reuse its
+last solve while the beliefs and the net's weights are unchanged; the steps are bit for bit
+those of reuse_initial_solve=False (csrc/search/selfplay.h says when it applies).
 Steps release the GIL and may run in several threads at once; cancel() stops them.)doc")
       .def(py::init([](const std::shared_ptr<Game>& game, std::shared_ptr<ValueNet> net, const std::string& solver,
                        int depth, int iterations, double epsilon, const std::string& sampling, bool full_depth,
                        const std::string& off_path, std::shared_ptr<PolicyNet> policy_net, int warm_iterations,
-                       bool collect_policy, double warm_prior) {
+                       bool collect_policy, double warm_prior, bool reuse_initial_solve) {
              require(game, "game");
              SelfPlayParams params;
              params.solver = parse_solver(solver);
@@ -119,6 +122,7 @@ Steps release the GIL and may run in several threads at once; cancel() stops the
              params.full_depth_solve = full_depth;
              params.warm_iterations = warm_iterations;
              params.collect_policy = collect_policy;
+             params.reuse_initial_solve = reuse_initial_solve;
              PySelfPlayGenerator g;
              g.generator = std::make_shared<SelfPlayGenerator>(game, params, full_depth ? nullptr : net, policy_net);
              return g;
@@ -127,7 +131,7 @@ Steps release the GIL and may run in several threads at once; cancel() stops the
            py::arg("iterations") = 1024, py::arg("epsilon") = 0.25, py::arg("sampling") = "linear",
            py::arg("full_depth") = false, py::arg("off_path") = off_path_name(SolverParams{}.off_path),
            py::arg("policy_net") = nullptr, py::arg("warm_iterations") = 0, py::arg("collect_policy") = false,
-           py::arg("warm_prior") = 0.0)
+           py::arg("warm_prior") = 0.0, py::arg("reuse_initial_solve") = true)
       .def("step", [](const PySelfPlayGenerator& g, const History& history, const py::object& beliefs0,
                       const py::object& beliefs1, uint64_t seed, int iteration, bool keep_iterate) {
         const Game& game = g.generator->game();
@@ -158,6 +162,12 @@ Steps release the GIL and may run in several threads at once; cancel() stops the
       .def("cancel", [](PySelfPlayGenerator& g) { g.cancel->store(true); }, "Stops running and future steps.")
       .def("reset_cancel", [](PySelfPlayGenerator& g) { g.cancel->store(false); })
       .def_property_readonly("cancelled", [](const PySelfPlayGenerator& g) { return g.cancel->load(); })
+      .def_property_readonly("initial_solves_reused",
+                             [](const PySelfPlayGenerator& g) { return g.generator->initial_solves_reused(); },
+                             "Steps that reused the initial PBS's kept solve (reuse_initial_solve).")
+      .def_property_readonly("initial_solves_computed",
+                             [](const PySelfPlayGenerator& g) { return g.generator->initial_solves_computed(); },
+                             "Solves of the initial PBS made for the cache (reuse_initial_solve).")
       .def_property_readonly("depth", [](const PySelfPlayGenerator& g) { return g.generator->params().depth; })
       .def_property_readonly("iterations", [](const PySelfPlayGenerator& g) { return g.generator->params().iterations; })
       .def_property_readonly("epsilon", [](const PySelfPlayGenerator& g) { return g.generator->params().epsilon; })

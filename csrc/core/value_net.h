@@ -12,6 +12,7 @@
 // *normalised* beliefs; the solver multiplies by the opponent's reach mass.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -60,6 +61,10 @@ class ValueNet {
   // solver threads at once (implementations keep no per-call mutable shared state).
   virtual void compute_values(const LeafQueryBatch& batch, double* out) = 0;
   virtual std::string name() const = 0;
+  // Which function the net computes, for caches of whole solves (SelfPlayGenerator): two
+  // reads that return the same non-zero token bracket values that every query would give
+  // alike. 0 (the default) promises nothing, and nothing computed with the net is reused.
+  virtual uint64_t values_token() const { return 0; }
 };
 
 using ValueNetPtr = std::shared_ptr<ValueNet>;

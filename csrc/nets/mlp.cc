@@ -265,6 +265,7 @@ void MlpValueNet::set_weights(MlpWeightsPtr weights) {
   if (!weights) throw std::invalid_argument("MlpValueNet: weights must not be null");
   check_fits(*weights);
   weights_.store(std::move(weights));
+  version_.fetch_add(1);
 }
 
 void MlpValueNet::forward(const float* in, long batch, float* out) const {

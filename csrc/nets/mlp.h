@@ -6,6 +6,8 @@
 // head in float32.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <variant>
@@ -92,6 +94,9 @@ class MlpValueNet final : public ValueNet {
 
   MlpWeightsPtr weights() const { return weights_.load(); }
   void set_weights(MlpWeightsPtr weights);
+  // Counts set_weights calls (after the new weights are in place): a solve that reads the
+  // same token before and after ran on one set of weights, if none were installed mid-solve.
+  uint64_t values_token() const override { return version_.load(); }
 
   int input_size() const { return input_size_; }
   int output_size() const { return output_size_; }
@@ -103,6 +108,7 @@ class MlpValueNet final : public ValueNet {
   std::string game_;
   int input_size_, output_size_;
   AtomicSnapshot<MlpWeights> weights_;
+  std::atomic<uint64_t> version_{0};
 };
 
 }  // namespace rebel

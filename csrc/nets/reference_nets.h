@@ -18,6 +18,7 @@ class ZeroNet final : public ValueNet {
   explicit ZeroNet(int num_hands) : num_hands_(num_hands) {}
   void compute_values(const LeafQueryBatch& batch, double* out) override;
   std::string name() const override { return "zero"; }
+  uint64_t values_token() const override { return 1; }  // one function, forever
 
  private:
   int num_hands_;
@@ -41,6 +42,7 @@ class OracleNet final : public ValueNet {
   OracleNet(GamePtr game, SolverParams params, int iterations, OracleValues values = OracleValues::kRootMean);
   void compute_values(const LeafQueryBatch& batch, double* out) override;
   std::string name() const override { return "oracle"; }
+  uint64_t values_token() const override { return 1; }  // deterministic solves of fixed settings
 
  private:
   std::shared_ptr<const PublicTree> subtree(const History& history);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -137,6 +138,50 @@ std::shared_ptr<const PublicTree> SelfPlayGenerator::subgame(const History& hist
   return cache_.emplace(history, std::move(tree)).first->second;
 }
 
+uint64_t SelfPlayGenerator::values_token() const {
+  return params_.full_depth_solve ? 1 : net_->values_token();  // the full-depth solve asks no net
+}
+
+bool SelfPlayGenerator::reuses_initial_solve(const History& history, const PublicTree& tree,
+                                             int forced_iteration) const {
+  if (!params_.reuse_initial_solve || !history.empty() || policy_net_) return false;
+  if (forced_iteration >= 0 && forced_iteration % 2 != 0) return false;  // only even iterates are kept
+  if (values_token() == 0) return false;
+  const size_t bytes = static_cast<size_t>((params_.iterations + 1) / 2) * tree.size() *
+                       static_cast<size_t>(game_->num_hands()) * sizeof(double);
+  return bytes <= kMaxInitialSolveBytes;
+}
+
+std::shared_ptr<const SelfPlayGenerator::InitialSolve> SelfPlayGenerator::initial_solve(
+    const std::shared_ptr<const PublicTree>& tree, const Beliefs& beliefs, const CancelFlag* cancel,
+    double* net_seconds) const {
+  std::lock_guard<std::mutex> lock(initial_mutex_);
+  const uint64_t token = values_token();
+  if (initial_ && initial_->token == token && initial_->beliefs == beliefs) {
+    reused_.fetch_add(1);
+    return initial_;
+  }
+  auto timed = params_.full_depth_solve ? nullptr : std::make_shared<TimedNet>(net_);
+  SubgameSolver solver(game_, tree, beliefs, params_.solver, timed);
+  auto solved = std::make_shared<InitialSolve>();
+  solved->beliefs = beliefs;
+  solved->token = token;
+  solved->iterates.reserve(static_cast<size_t>((params_.iterations + 1) / 2));
+  for (int i = 0; i < params_.iterations; ++i) {
+    if (i % 2 == 0) solved->iterates.push_back(solver.played_policy());
+    if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled();
+    solver.step();
+  }
+  solved->root = solver.root_reach();
+  for (int q = 0; q < 2; ++q) solved->values[q] = solver.root_values(q);
+  if (params_.collect_policy) solved->average = solver.average_policy();
+  if (timed) *net_seconds = timed->seconds;
+  computed_.fetch_add(1);
+  // New weights installed during the solve: the solve is this step's, not the cache's.
+  if (values_token() == token) initial_ = solved;
+  return solved;
+}
+
 SelfPlayStep SelfPlayGenerator::step(const History& history, const Beliefs& beliefs, uint64_t seed,
                                      int forced_iteration, bool keep_iterate, const CancelFlag* cancel) const {
   const Game& game = *game_;
@@ -147,11 +192,6 @@ SelfPlayStep SelfPlayGenerator::step(const History& history, const Beliefs& beli
   const int H = game.num_hands();
   const std::shared_ptr<const PublicTree> tree_ptr = subgame(history);
   const PublicTree& tree = *tree_ptr;
-  auto timed = params_.full_depth_solve ? nullptr : std::make_shared<TimedNet>(net_);
-  SubgameSolver solver(game_, tree_ptr, beliefs, params_.solver, timed);
-  if (policy_net_) {
-    solver.warm_start(policy_net_start(game, tree, solver.root_reach(), *policy_net_), params_.warm_iterations);
-  }
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
 
@@ -161,15 +201,32 @@ SelfPlayStep SelfPlayGenerator::step(const History& history, const Beliefs& beli
   out.sampled_iteration = forced_iteration >= 0 ? forced_iteration : sample_iteration(u_iteration);
   out.exploring_player = uniform(rng) < 0.5 ? 0 : 1;
 
+  // The solve: either the initial PBS's kept one, or this step's own, run to the sampled
+  // iteration (the walk's iterate), then to T (the targets). Both give the same numbers.
+  std::shared_ptr<const InitialSolve> kept;
+  std::optional<SubgameSolver> solver;
+  std::shared_ptr<TimedNet> timed;
+  std::vector<double> own_iterate;
   auto run_steps = [&](int count) {
     for (int i = 0; i < count; ++i) {
       if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled();
-      solver.step();
+      solver->step();
     }
   };
-  run_steps(out.sampled_iteration);
-  const std::vector<double> iterate = solver.played_policy();
-  const Beliefs& root = solver.root_reach();  // normalised
+  if (reuses_initial_solve(history, tree, forced_iteration)) {
+    kept = initial_solve(tree_ptr, beliefs, cancel, &out.net_seconds);
+  } else {
+    timed = params_.full_depth_solve ? nullptr : std::make_shared<TimedNet>(net_);
+    solver.emplace(game_, tree_ptr, beliefs, params_.solver, timed);
+    if (policy_net_) {
+      solver->warm_start(policy_net_start(game, tree, solver->root_reach(), *policy_net_), params_.warm_iterations);
+    }
+    run_steps(out.sampled_iteration);
+    own_iterate = solver->played_policy();
+  }
+  const std::vector<double>& iterate =
+      kept ? kept->iterates.at(static_cast<size_t>(out.sampled_iteration / 2)) : own_iterate;
+  const Beliefs& root = kept ? kept->root : solver->root_reach();  // normalised
 
   // Hands for the walk, from the joint distribution of the root beliefs.
   if (game.hands_independent()) {
@@ -235,7 +292,7 @@ SelfPlayStep SelfPlayGenerator::step(const History& history, const Beliefs& beli
   }
   if (keep_iterate) out.iterate = iterate;
 
-  run_steps(params_.iterations - out.sampled_iteration);
+  if (solver) run_steps(params_.iterations - out.sampled_iteration);
 
   // Training examples: the root query row of each player and its averaged root values.
   const int row = query_size(game);
@@ -244,10 +301,12 @@ SelfPlayStep SelfPlayGenerator::step(const History& history, const Beliefs& beli
   const int actor = game.player_to_act(history);
   for (int q = 0; q < 2; ++q) {
     write_query_row(game, history, actor, q, root[0].data(), root[1].data(), &out.rows[static_cast<size_t>(q) * row]);
-    const std::vector<double>& values = solver.root_values(q);
+    const std::vector<double>& values = kept ? kept->values[q] : solver->root_values(q);
     for (int h = 0; h < H; ++h) out.targets[static_cast<size_t>(q) * H + h] = static_cast<float>(values[h]);
   }
-  if (params_.collect_policy) collect_policy_examples(game, tree, root, solver.average_policy(), &out);
+  if (params_.collect_policy) {
+    collect_policy_examples(game, tree, root, kept ? kept->average : solver->average_policy(), &out);
+  }
   if (timed) out.net_seconds = timed->seconds;
   return out;
 }

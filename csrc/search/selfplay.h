@@ -32,6 +32,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -62,7 +63,22 @@ struct SelfPlayParams {
   bool full_depth_solve = false;
   int warm_iterations = 0;      // K: the policy net's warm start, as SearchParams::warm_iterations
   bool collect_policy = false;  // emit D_pi (SelfPlayStep::policy_*)
+  // Reuse the solve of the initial public state (the empty history) while the beliefs and
+  // the net's values_token() stay the same (below). Steps are bit for bit those without it.
+  bool reuse_initial_solve = true;
 };
+
+// Every episode starts at the same PBS, the initial one, and only the seed differs between
+// its steps: the solve itself (all T iterations, hence every iterate the walk may sample and
+// the root values) depends on the PBS, the parameters and the net alone. With
+// reuse_initial_solve the generator keeps the last such solve, keyed by the beliefs and the
+// net's values_token() (which changes whenever new weights are installed), and later steps
+// at that PBS only draw their iteration, hands and walk from it. It applies with a net that
+// gives a non-zero token (or the full-depth solve), without the policy-net warm start (that
+// net changes too), at sampled (even) iterations, and when the iterates fit in
+// kMaxInitialSolveBytes; otherwise the step solves as before. A game of few subgames an
+// episode gains most: in Leduc hold'em the initial PBS is one of at most two steps.
+constexpr size_t kMaxInitialSolveBytes = size_t{256} << 20;
 
 struct SelfPlayStep {
   // One query row per player (layout of core/value_net.h) and its target values.
@@ -103,6 +119,11 @@ class SelfPlayGenerator {
   // The subgame tree used at `history` (built once, then shared).
   std::shared_ptr<const PublicTree> subgame(const History& history) const;
 
+  // How many steps reused the initial PBS's solve, and how many solved it (the tests'
+  // and benchmarks' view of the cache).
+  long initial_solves_reused() const { return reused_.load(); }
+  long initial_solves_computed() const { return computed_.load(); }
+
   const Game& game() const { return *game_; }
   const SelfPlayParams& params() const { return params_; }
 
@@ -113,6 +134,24 @@ class SelfPlayGenerator {
   PolicyNetPtr policy_net_;
   mutable std::mutex cache_mutex_;
   mutable std::map<History, std::shared_ptr<const PublicTree>> cache_;
+
+  // The initial PBS's solve (reuse_initial_solve).
+  struct InitialSolve {
+    Beliefs beliefs;         // the step's beliefs, as given (with token: the key)
+    uint64_t token = 0;      // the net's values_token() during the solve
+    std::vector<std::vector<double>> iterates;  // [t / 2]: the played policy after t half-steps, t even < T
+    Beliefs root;            // the solver's normalised root reach
+    std::array<std::vector<double>, 2> values;  // both players' root values after T half-steps
+    std::vector<double> average;                 // the average policy (collect_policy only)
+  };
+  uint64_t values_token() const;
+  bool reuses_initial_solve(const History& history, const PublicTree& tree, int forced_iteration) const;
+  std::shared_ptr<const InitialSolve> initial_solve(const std::shared_ptr<const PublicTree>& tree,
+                                                    const Beliefs& beliefs, const CancelFlag* cancel,
+                                                    double* net_seconds) const;
+  mutable std::mutex initial_mutex_;  // held for a whole solve: a second loop waits for the first's
+  mutable std::shared_ptr<const InitialSolve> initial_;
+  mutable std::atomic<long> reused_{0}, computed_{0};
 };
 
 }  // namespace rebel

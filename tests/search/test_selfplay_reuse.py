@@ -1,0 +1,126 @@
+"""SelfPlayGenerator(reuse_initial_solve=True): every episode starts at the initial PBS, so
+its solve (every iterate the walk may draw and the root values) is kept while the beliefs and
+the net's weights stay the same. Steps that reuse it are bit for bit those of a fresh solve;
+new weights, other beliefs and nets that promise nothing are solved again."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rebel
+from rebel import _core
+from tests.helpers.selfplay_walk import random_net
+
+
+@pytest.fixture(scope="module")
+def leduc():
+    return rebel.make_game("leduc")
+
+
+def same_step(a, b):
+    """Every output of two steps, bit for bit."""
+    fields = ("rows", "targets", "iterate", "policy_rows", "policy_targets", "policy_weights", "policy_legal")
+    for name in fields:
+        assert np.array_equal(np.asarray(getattr(a, name)), np.asarray(getattr(b, name))), name
+    assert (a.sampled_iteration, a.exploring_player, list(a.hands), list(a.next_history), a.next_terminal) == \
+        (b.sampled_iteration, b.exploring_player, list(b.hands), list(b.next_history), b.next_terminal)
+    if not a.next_terminal:
+        assert all(np.array_equal(x, y) for x, y in zip(a.next_beliefs, b.next_beliefs))
+
+
+def generators(game, net, **kw):
+    return (rebel.SelfPlayGenerator(game, net, reuse_initial_solve=False, **kw),
+            rebel.SelfPlayGenerator(game, net, reuse_initial_solve=True, **kw))
+
+
+@pytest.mark.parametrize("name, params, depth", [
+    ("leduc_nolimit", {}, 10),                         # public chance: the walk stops after the deal
+    ("liars_dice", {"num_dice": 1, "num_faces": 4}, 2),  # depth-limited leaves
+])
+@pytest.mark.parametrize("collect_policy", [False, True])
+def test_reused_initial_solve_gives_the_same_steps(name, params, depth, collect_policy):
+    game = _core.make_game(name, params)
+    prior = np.asarray(game.hand_prior, dtype=np.float64)
+    plain, reusing = generators(game, random_net(game), depth=depth, iterations=64, collect_policy=collect_policy)
+    for seed in range(30):
+        same_step(plain.step([], prior, prior, seed, keep_iterate=True),
+                  reusing.step([], prior, prior, seed, keep_iterate=True))
+    assert (reusing.initial_solves_computed, reusing.initial_solves_reused) == (1, 29)
+    assert (plain.initial_solves_computed, plain.initial_solves_reused) == (0, 0)
+    # Other beliefs at the initial public state: solved again and kept instead.
+    other = np.random.default_rng(0).random(game.num_hands) + 0.1
+    same_step(plain.step([], other, prior, 7), reusing.step([], other, prior, 7))
+    assert reusing.initial_solves_computed == 2
+
+
+def test_new_weights_are_solved_again(leduc):
+    """The kept solve belongs to the net's weights: installing new ones (as the trainer does
+    every epoch) makes the next step solve again, with the new weights."""
+    import torch
+
+    from rebel.nets.value_mlp import ValueMLP, weights_to_bytes
+
+    prior = np.asarray(leduc.hand_prior, dtype=np.float64)
+    torch.manual_seed(4)
+    other = weights_to_bytes(ValueMLP.for_game(leduc, hidden=32))
+    net = random_net(leduc)
+    reusing = rebel.SelfPlayGenerator(leduc, net, depth=10, iterations=32)
+    reusing.step([], prior, prior, 1)
+    reusing.step([], prior, prior, 2)
+    net.set_weights_bytes(other)
+    fresh = rebel.SelfPlayGenerator(leduc, _core.MlpValueNet(leduc, other), depth=10, iterations=32,
+                                    reuse_initial_solve=False)
+    same_step(reusing.step([], prior, prior, 3), fresh.step([], prior, prior, 3))
+    assert (reusing.initial_solves_computed, reusing.initial_solves_reused) == (2, 1)
+
+
+def test_steps_the_cache_does_not_apply_to(leduc):
+    prior = np.asarray(leduc.hand_prior, dtype=np.float64)
+    net = random_net(leduc)
+    plain, reusing = generators(leduc, net, depth=10, iterations=32)
+    # An odd forced iteration (only even iterates are kept) and a later PBS solve as before.
+    same_step(plain.step([], prior, prior, 0, iteration=5), reusing.step([], prior, prior, 0, iteration=5))
+    step = plain.step([], prior, prior, 1)
+    while step.next_terminal:
+        step = plain.step([], prior, prior, step.sampled_iteration + 2)
+    later = (list(step.next_history), step.next_beliefs[0], step.next_beliefs[1])
+    same_step(plain.step(*later, 9), reusing.step(*later, 9))
+    assert (reusing.initial_solves_computed, reusing.initial_solves_reused) == (0, 0)
+    # A net that promises nothing about its values (a Python callable) is never reused.
+    import torch
+
+    python_net = _core.PythonValueNet(leduc, lambda rows: torch.zeros(rows.shape[0], leduc.num_hands))
+    gen = rebel.SelfPlayGenerator(leduc, python_net, depth=10, iterations=16)
+    for seed in range(3):
+        gen.step([], prior, prior, seed)
+    assert (gen.initial_solves_computed, gen.initial_solves_reused) == (0, 0)
+    # The full-depth (oracle) solve asks no net: always the same function, reused.
+    oracle = rebel.SelfPlayGenerator(leduc, None, depth=10, iterations=16, full_depth=True)
+    oracle_plain = rebel.SelfPlayGenerator(leduc, None, depth=10, iterations=16, full_depth=True,
+                                           reuse_initial_solve=False)
+    for seed in range(3):
+        same_step(oracle.step([], prior, prior, seed), oracle_plain.step([], prior, prior, seed))
+    assert (oracle.initial_solves_computed, oracle.initial_solves_reused) == (1, 2)
+
+
+def test_threads_share_the_kept_solve(leduc):
+    """Loops in threads step the initial PBS at once; each step is the one a generator
+    without the cache gives for its seed, and the PBS is solved once."""
+    import threading
+
+    prior = np.asarray(leduc.hand_prior, dtype=np.float64)
+    plain, reusing = generators(leduc, random_net(leduc), depth=10, iterations=64)
+    got: dict[int, object] = {}
+
+    def work(seeds):
+        for seed in seeds:
+            got[seed] = reusing.step([], prior, prior, seed, keep_iterate=True)
+
+    threads = [threading.Thread(target=work, args=(range(k, 40, 4),)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for seed in range(40):
+        same_step(got[seed], plain.step([], prior, prior, seed, keep_iterate=True))
+    assert (reusing.initial_solves_computed, reusing.initial_solves_reused) == (1, 39)

@@ -48,6 +48,9 @@ class SelfPlaySection:
     backend: str = "threads"         # threads (this process) or ray (actors; see the ray section, docs/distributed.md)
     iterations: Optional[int] = None  # self-play's solver iterations T per subgame (null: search.iterations;
                                       # the evaluations and references always use search.iterations)
+    initial_pbs_keep: float = 1.0    # the fraction of episodes whose initial-PBS examples enter the replay
+    #                                  (rebel.search.selfplay: that PBS repeats every episode and no search
+    #                                  queries it); the step is solved either way
 
 
 @dataclass
@@ -215,6 +218,8 @@ def check(config: TrainConfig) -> None:
          f"selfplay.iterations must be in [2, 2**31) or null, got {config.selfplay.iterations}"),
         (config.selfplay.backend in BACKENDS,
          f"selfplay.backend must be one of {', '.join(BACKENDS)}, got {config.selfplay.backend!r}"),
+        (0.0 <= config.selfplay.initial_pbs_keep <= 1.0,
+         f"selfplay.initial_pbs_keep must lie in [0, 1], got {config.selfplay.initial_pbs_keep}"),
         (e.precision in PRECISIONS,
          f"evaluation.precision must be one of {', '.join(PRECISIONS)}, got {e.precision!r}"),
         (e.backend in BACKENDS, f"evaluation.backend must be one of {', '.join(BACKENDS)}, got {e.backend!r}"),
@@ -266,6 +271,23 @@ def check(config: TrainConfig) -> None:
             check_precision(precision)
         except ValueError as error:
             raise ConfigError(f"{key}: {error}") from None
+    if config.selfplay.initial_pbs_keep == 0.0:
+        _check_episodes_leave_initial_pbs(config)
+
+
+def _check_episodes_leave_initial_pbs(config: TrainConfig) -> None:
+    """With selfplay.initial_pbs_keep = 0 some episode must reach a second PBS, or self-play
+    would record nothing and the run would wait forever: the subgame at the initial PBS
+    (built as self-play builds it) must have a leaf where a later search starts."""
+    from rebel import _core
+
+    game = game_of(config)
+    tree = _core.build_tree(game, [], config.search.depth, chance_leaves=True)
+    if len(tree.pseudo_leaves) == 0:
+        raise ConfigError(
+            f"selfplay.initial_pbs_keep=0 would drop every example: with search.depth={config.search.depth} the "
+            f"subgame at the initial PBS of {game.description()} reaches the end of every episode; "
+            "use a smaller search.depth or initial_pbs_keep > 0")
 
 
 def _policy_rules(config: TrainConfig) -> list[tuple[bool, str]]:

@@ -34,7 +34,7 @@ class RebelWorker:
 
     def __init__(self, game_name: str, game_params: dict[str, int], search: dict[str, Any], precision: str) -> None:
         self.game = _core.make_game(game_name, dict(game_params))
-        self.search = dict(search)  # solver, depth, iterations, epsilon, iteration_sampling, off_path
+        self.search = dict(search)  # solver, depth, iterations, epsilon, iteration_sampling, off_path, initial_pbs_keep
         self.precision = precision
         self.incarnation = uuid.uuid4().hex
         self._weights_version = -1
@@ -76,7 +76,8 @@ class RebelWorker:
         generator = _core.SelfPlayGenerator(self.game, self._native, solver=s["solver"], depth=s["depth"],
                                             iterations=s["iterations"], epsilon=s["epsilon"],
                                             sampling=s["iteration_sampling"], off_path=s["off_path"])
-        self._loops = [SelfPlayLoop(self.game, generator, 0) for _ in range(count)]
+        keep = float(s.get("initial_pbs_keep", 1.0))
+        self._loops = [SelfPlayLoop(self.game, generator, 0, keep) for _ in range(count)]
 
     def generate(self, states: list[dict[str, Any]], examples: int, version: int,
                  box: list[Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:

@@ -157,7 +157,8 @@ class Training:
             params = cfg.game.as_dict()
             name = params.pop("name")
             search = {"solver": s.solver, "depth": s.depth, "iterations": iterations, "epsilon": s.epsilon,
-                      "iteration_sampling": s.iteration_sampling, "off_path": s.off_path}
+                      "iteration_sampling": s.iteration_sampling, "off_path": s.off_path,
+                      "initial_pbs_keep": cfg.selfplay.initial_pbs_keep}
             pool = RayGenerationPool(name, params, search, s.precision, states, cfg.ray.workers, cfg.selfplay.threads,
                                      cfg.ray.max_restarts, self.buffer.add, round_examples=self.G)
             pool.install_weights(weights_to_bytes(self.trainer.inference_model()))
@@ -169,7 +170,8 @@ class Training:
         generator = _core.SelfPlayGenerator(self.game, self.native, solver=s.solver, depth=s.depth,
                                             iterations=iterations, epsilon=s.epsilon,
                                             sampling=s.iteration_sampling, off_path=s.off_path, **policy)
-        loops = [SelfPlayLoop(self.game, generator, _seed_sequence(seed, i)) for i in range(cfg.selfplay.threads)]
+        loops = [SelfPlayLoop(self.game, generator, _seed_sequence(seed, i), cfg.selfplay.initial_pbs_keep)
+                 for i in range(cfg.selfplay.threads)]
         return GenerationPool(loops, self.buffer.add, native=self.native,
                               on_step=self.policy_replay.add_step if self.policy_replay is not None else None)
 

@@ -4,13 +4,15 @@ Every episode starts at the initial PBS, and while the net's weights stay the sa
 does too: ``SelfPlayGenerator(reuse_initial_solve=True)`` (the default) keeps it and only
 draws each step's iteration, hands and walk (csrc/search/selfplay.h; the steps are bit for bit
 the same). A game of few subgames an episode gains most. Per game, one self-play loop (one
-thread, no trainer, a 2 x 256 MLP with seeded random weights or ``--weights``, the native net
+thread, no trainer, a 2 x 256 MLP with seeded random weights or ``--weights GAME=FILE``, a
+trained net, whose longer episodes make the initial PBS a smaller share; the native net
 in the machine's default self-play precision) runs in alternating blocks with the reuse off
 and on, so drift in machine load hits both alike; the report gives examples per second, the
 share of steps at the initial PBS and the speed-up. The same seeds play the same episodes in
 both arms, so the two arms do the same work but for the reused solves.
 
     python benchmarks/bench_selfplay_reuse.py --out runs/bench_selfplay_reuse.json
+    python benchmarks/bench_selfplay_reuse.py --weights liars_dice_1x4f=experiments/results/table2/1x4f-cfr/weights.bin
 """
 from __future__ import annotations
 
@@ -78,8 +80,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--games", nargs="+", choices=[c[0] for c in CASES], default=[c[0] for c in CASES])
     parser.add_argument("--precision", default=DEFAULT_PRECISION,
                         help="the native net's precision (default: self-play's)")
+    parser.add_argument("--weights", action="append", default=[], metavar="GAME=FILE",
+                        help="a trained net (exported weights) for GAME instead of the random one; repeatable")
     parser.add_argument("--out", help="also write the JSON report here")
     args = parser.parse_args(argv)
+    weights: Dict[str, str] = {}
+    for item in args.weights:
+        name, sep, path = item.partition("=")
+        if not sep or name not in [c[0] for c in CASES]:
+            parser.error(f"--weights takes GAME=FILE with GAME one of {', '.join(c[0] for c in CASES)}; got {item!r}")
+        weights[name] = path
     if args.steps < 1 or args.blocks < 1 or min(args.iterations) < 2:
         parser.error("--steps and --blocks must be >= 1 and every --iterations >= 2")
 
@@ -88,13 +98,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if name not in args.games:
             continue
         game = _core.make_game(game_name, params)
-        torch.manual_seed(0)
-        data = weights_to_bytes(ValueMLP.for_game(game))
+        if name in weights:
+            with open(weights[name], "rb") as f:
+                data = f.read()
+        else:
+            torch.manual_seed(0)
+            data = weights_to_bytes(ValueMLP.for_game(game))
         for iterations in args.iterations:
-            cases.append(measure(name, game, data, depth, iterations, args.steps, args.blocks, args.precision))
+            case = measure(name, game, data, depth, iterations, args.steps, args.blocks, args.precision)
+            case["net"] = weights.get(name, "mlp 2x256 random init (torch seed 0)")
+            cases.append(case)
     report = {
         "benchmark": "selfplay_reuse",
-        "net": "mlp 2x256 random init (torch seed 0, native)",
         "threads": 1,
         "cpu": cpu_name(),
         "cases": cases,

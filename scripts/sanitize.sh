@@ -46,11 +46,13 @@ ASAN_TESTS=(
   tests/games/test_mnk.py
   tests/alphazero/test_alphazero_inference.py
   tests/nets/test_denormals.py
+  tests/search/test_selfplay_reuse.py
 )
 # Tests that run the CLI in a subprocess (their names say cli); not the folder tests/cli/, whose
 # test_bad_input.py is on the list above.
 ASAN_DESELECT="test_cli or _cli_ or slow"
-TSAN_TESTS=(tests/search/test_concurrency.py tests/search/test_search.py tests/alphazero/test_alphazero_inference.py)
+TSAN_TESTS=(tests/search/test_concurrency.py tests/search/test_search.py tests/alphazero/test_alphazero_inference.py
+            tests/search/test_selfplay_reuse.py)
 TSAN_DESELECT="slow or not (thread or gil or concurren or swap)"
 
 build() {  # build KIND SANITIZE -> prints the directory to put on PYTHONPATH

@@ -1,7 +1,8 @@
 """SelfPlayGenerator(reuse_initial_solve=True): every episode starts at the initial PBS, so
 its solve (every iterate the walk may draw and the root values) is kept while the beliefs and
 the net's weights stay the same. Steps that reuse it are bit for bit those of a fresh solve;
-new weights, other beliefs and nets that promise nothing are solved again."""
+new weights, other beliefs and nets that promise nothing are solved again. Torch-free (the
+nets come from numpy weights), so that the sanitizer builds run it (scripts/sanitize.sh)."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,7 +10,12 @@ import pytest
 
 import rebel
 from rebel import _core
-from tests.helpers.selfplay_walk import random_net
+from tests.helpers.mlp_arrays import random_weights
+
+
+def random_net(game, seed=1):
+    """A native 2 x 32 MLP with seeded random weights."""
+    return _core.MlpValueNet(game, random_weights(int(game.query_size), int(game.num_hands), seed=seed))
 
 
 @pytest.fixture(scope="module")
@@ -56,13 +62,8 @@ def test_reused_initial_solve_gives_the_same_steps(name, params, depth, collect_
 def test_new_weights_are_solved_again(leduc):
     """The kept solve belongs to the net's weights: installing new ones (as the trainer does
     every epoch) makes the next step solve again, with the new weights."""
-    import torch
-
-    from rebel.nets.value_mlp import ValueMLP, weights_to_bytes
-
     prior = np.asarray(leduc.hand_prior, dtype=np.float64)
-    torch.manual_seed(4)
-    other = weights_to_bytes(ValueMLP.for_game(leduc, hidden=32))
+    other = random_weights(int(leduc.query_size), int(leduc.num_hands), seed=4)
     net = random_net(leduc)
     reusing = rebel.SelfPlayGenerator(leduc, net, depth=10, iterations=32)
     reusing.step([], prior, prior, 1)
@@ -87,9 +88,7 @@ def test_steps_the_cache_does_not_apply_to(leduc):
     same_step(plain.step(*later, 9), reusing.step(*later, 9))
     assert (reusing.initial_solves_computed, reusing.initial_solves_reused) == (0, 0)
     # A net that promises nothing about its values (a Python callable) is never reused.
-    import torch
-
-    python_net = _core.PythonValueNet(leduc, lambda rows: torch.zeros(rows.shape[0], leduc.num_hands))
+    python_net = _core.PythonValueNet(leduc, lambda rows: np.zeros((rows.shape[0], leduc.num_hands), np.float32))
     gen = rebel.SelfPlayGenerator(leduc, python_net, depth=10, iterations=16)
     for seed in range(3):
         gen.step([], prior, prior, seed)

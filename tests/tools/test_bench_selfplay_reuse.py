@@ -13,11 +13,21 @@ import bench_selfplay_reuse  # noqa: E402
 
 
 def test_both_arms_play_the_same_episodes(tmp_path, capsys):
+    import torch
+
+    import rebel
+    from rebel.nets.value_mlp import ValueMLP, weights_to_bytes
+
+    torch.manual_seed(3)
+    trained = tmp_path / "leduc.bin"
+    trained.write_bytes(weights_to_bytes(ValueMLP.for_game(rebel.make_game("leduc"), hidden=32)))
     out = tmp_path / "reuse.json"
     assert bench_selfplay_reuse.main(["--steps", "6", "--blocks", "2", "--iterations", "16",
-                                      "--games", "leduc", "liars_dice_1x4f", "--out", str(out)]) == 0
+                                      "--games", "leduc", "liars_dice_1x4f", "--weights", f"leduc={trained}",
+                                      "--out", str(out)]) == 0
     report = json.loads(out.read_text())
     assert [c["game"] for c in report["cases"]] == ["leduc", "liars_dice_1x4f"]
+    assert report["cases"][0]["net"] == str(trained) and "random" in report["cases"][1]["net"]
     for case in report["cases"]:
         plain, reuse = case["no_reuse"], case["reuse"]
         assert plain["steps"] == reuse["steps"] == 12
@@ -34,3 +44,5 @@ def test_bad_arguments_are_refused():
         bench_selfplay_reuse.main(["--steps", "0"])
     with pytest.raises(SystemExit):
         bench_selfplay_reuse.main(["--games", "chess"])
+    with pytest.raises(SystemExit):
+        bench_selfplay_reuse.main(["--weights", "chess=x.bin"])

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers.mlp_arrays import random_weights
 
 import rebel
 from rebel import _core
-from tests.helpers.mlp_arrays import random_weights
 
 
 def random_net(game, seed=1):

@@ -305,7 +305,10 @@ def speed(game: _core.Game, value_net: Any, policy_net: Any, search: Dict[str, A
             seconds[name] += time.perf_counter() - start
     examples = 2 * blocks * steps_per_block
     rates = {name: examples / s for name, s in seconds.items()}
-    return {"cpu": cpu_name(), "threads": 1, "examples_per_arm": examples, "examples_per_second": rates,
+    # Every arm reuses the initial PBS's solve (SelfPlayGenerator's default; the warm arms key
+    # it by the policy net too), as training self-play does.
+    return {"cpu": cpu_name(), "threads": 1, "reuse_initial_solve": True, "examples_per_arm": examples,
+            "examples_per_second": rates,
             "ratio": rates["warm_T256"] / rates["cold_T1024"],
             "ratios": {name: rate / rates["cold_T1024"] for name, rate in rates.items() if name != "cold_T1024"}}
 
@@ -412,7 +415,7 @@ def run_cell(cell: str, out: Path, args: argparse.Namespace) -> Dict[str, Any]:
     rows = evaluate_rows(game, value_net, cfg["weights"], search, policy_path, folder / "eval.json", cell, args)
     speed_json = folder / "speed.json"
     timed = json.loads(speed_json.read_text())["examples_per_second"] if speed_json.exists() else {}
-    if not args.no_speed and (args.force or sorted(timed) != sorted(speed_arms(search))):
+    if not args.no_speed and (args.force or args.redo_speed or sorted(timed) != sorted(speed_arms(search))):
         policy_net = _core.MlpPolicyNet(game, str(policy_path), precision="fp32")
         speed_json.write_text(json.dumps(speed(game, value_net, policy_net, search, args.speed_blocks,
                                                args.speed_steps), indent=1))
@@ -484,6 +487,8 @@ def main(argv: Sequence[str] = ()) -> int:
     parser.add_argument("--speed-blocks", type=int, default=4)
     parser.add_argument("--speed-steps", type=int, default=25)
     parser.add_argument("--no-speed", action="store_true")
+    parser.add_argument("--redo-speed", action="store_true",
+                        help="time the speed arms again (speed.json) even where they are cached")
     parser.add_argument("--force", action="store_true")
     parser.add_argument("--quick", action="store_true", help="tiny sizes: the pipeline only, no figures")
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "warm_start")

@@ -101,7 +101,8 @@ regret prior warm_prior (as TestTimeSearch).
 collect_policy=True: each step also returns D_pi, the policy net's training data
 (policy_rows, policy_targets, policy_legal, policy_weights; see csrc/search/selfplay.h).
 reuse_initial_solve=True: steps at the initial public state (the empty history) reuse its
-last solve while the beliefs and the net's weights are unchanged; the steps are bit for bit
+last solve while the beliefs and the nets' weights (value net, and the policy net of a warm
+start) are unchanged; the steps are bit for bit
 those of reuse_initial_solve=False (csrc/search/selfplay.h says when it applies).
 Steps release the GIL and may run in several threads at once; cancel() stops them.)doc")
       .def(py::init([](const std::shared_ptr<Game>& game, std::shared_ptr<ValueNet> net, const std::string& solver,

@@ -10,6 +10,7 @@
 // actions illegal at histories[b], and each (b, h) row sums to 1.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,6 +34,10 @@ class PolicyNet {
   // threads at once, as ValueNet::compute_values.
   virtual void compute_policies(const PolicyQueryBatch& batch, double* out) = 0;
   virtual std::string name() const = 0;
+  // Changes whenever the answers may change (e.g. new weights installed). A solve warm-started
+  // from this net may be reused while the token stays the same; 0 (the default) means
+  // "unknown", and such a net's solves are never reused.
+  virtual uint64_t policies_token() const { return 0; }
 };
 
 using PolicyNetPtr = std::shared_ptr<PolicyNet>;

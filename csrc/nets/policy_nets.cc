@@ -49,6 +49,7 @@ void MlpPolicyNet::set_weights(MlpWeightsPtr weights) {
   if (!weights) throw std::invalid_argument("MlpPolicyNet: weights must not be null");
   check_fits(*weights);
   weights_.store(std::move(weights));
+  version_.fetch_add(1);  // after the store: a solve that saw both snapshots sees a new token
 }
 
 void MlpPolicyNet::forward(const float* in, long batch, float* out) const {

@@ -1,6 +1,8 @@
 // Policy nets (core/policy_net.h): the native MLP policy net and a tabular reference net.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +26,7 @@ class MlpPolicyNet final : public PolicyNet {
 
   void compute_policies(const PolicyQueryBatch& batch, double* out) override;
   std::string name() const override { return "mlp"; }
+  uint64_t policies_token() const override { return version_.load(); }
 
   // Raw logits out[b][num_hands * num_actions] from rows in[b][query_size], one snapshot.
   void forward(const float* in, long batch, float* out) const;
@@ -42,6 +45,7 @@ class MlpPolicyNet final : public PolicyNet {
   GamePtr game_;
   int input_size_, output_size_, num_actions_;
   AtomicSnapshot<MlpWeights> weights_;
+  std::atomic<uint64_t> version_{0};  // set_weights calls (policies_token)
 };
 
 // A fixed full-game policy (the solver layout of SubgameSolver::current_policy over `tree`,
@@ -56,6 +60,7 @@ class TabularPolicyNet final : public PolicyNet {
 
   void compute_policies(const PolicyQueryBatch& batch, double* out) override;
   std::string name() const override { return "tabular"; }
+  uint64_t policies_token() const override { return 1; }  // one fixed policy
 
   const PublicTree& tree() const { return *tree_; }
   const std::vector<double>& policy() const { return policy_; }

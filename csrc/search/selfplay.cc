@@ -138,15 +138,18 @@ std::shared_ptr<const PublicTree> SelfPlayGenerator::subgame(const History& hist
   return cache_.emplace(history, std::move(tree)).first->second;
 }
 
-uint64_t SelfPlayGenerator::values_token() const {
-  return params_.full_depth_solve ? 1 : net_->values_token();  // the full-depth solve asks no net
+SelfPlayGenerator::SolveTokens SelfPlayGenerator::solve_tokens() const {
+  SolveTokens tokens;
+  tokens.values = params_.full_depth_solve ? 1 : net_->values_token();  // the full-depth solve asks no net
+  tokens.policies = policy_net_ ? policy_net_->policies_token() : 1;
+  return tokens;
 }
 
 bool SelfPlayGenerator::reuses_initial_solve(const History& history, const PublicTree& tree,
                                              int forced_iteration) const {
-  if (!params_.reuse_initial_solve || !history.empty() || policy_net_) return false;
+  if (!params_.reuse_initial_solve || !history.empty()) return false;
   if (forced_iteration >= 0 && forced_iteration % 2 != 0) return false;  // only even iterates are kept
-  if (values_token() == 0) return false;
+  if (!solve_tokens().usable()) return false;
   const size_t bytes = static_cast<size_t>((params_.iterations + 1) / 2) * tree.size() *
                        static_cast<size_t>(game_->num_hands()) * sizeof(double);
   return bytes <= kMaxInitialSolveBytes;
@@ -156,16 +159,19 @@ std::shared_ptr<const SelfPlayGenerator::InitialSolve> SelfPlayGenerator::initia
     const std::shared_ptr<const PublicTree>& tree, const Beliefs& beliefs, const CancelFlag* cancel,
     double* net_seconds) const {
   std::lock_guard<std::mutex> lock(initial_mutex_);
-  const uint64_t token = values_token();
-  if (initial_ && initial_->token == token && initial_->beliefs == beliefs) {
+  const SolveTokens tokens = solve_tokens();
+  if (initial_ && initial_->tokens == tokens && initial_->beliefs == beliefs) {
     reused_.fetch_add(1);
     return initial_;
   }
   auto timed = params_.full_depth_solve ? nullptr : std::make_shared<TimedNet>(net_);
   SubgameSolver solver(game_, tree, beliefs, params_.solver, timed);
+  if (policy_net_) {  // as in step()
+    solver.warm_start(policy_net_start(*game_, *tree, solver.root_reach(), *policy_net_), params_.warm_iterations);
+  }
   auto solved = std::make_shared<InitialSolve>();
   solved->beliefs = beliefs;
-  solved->token = token;
+  solved->tokens = tokens;
   solved->iterates.reserve(static_cast<size_t>((params_.iterations + 1) / 2));
   for (int i = 0; i < params_.iterations; ++i) {
     if (i % 2 == 0) solved->iterates.push_back(solver.played_policy());
@@ -178,7 +184,7 @@ std::shared_ptr<const SelfPlayGenerator::InitialSolve> SelfPlayGenerator::initia
   if (timed) *net_seconds = timed->seconds;
   computed_.fetch_add(1);
   // New weights installed during the solve: the solve is this step's, not the cache's.
-  if (values_token() == token) initial_ = solved;
+  if (solve_tokens() == tokens) initial_ = solved;
   return solved;
 }
 

@@ -64,7 +64,7 @@ struct SelfPlayParams {
   int warm_iterations = 0;      // K: the policy net's warm start, as SearchParams::warm_iterations
   bool collect_policy = false;  // emit D_pi (SelfPlayStep::policy_*)
   // Reuse the solve of the initial public state (the empty history) while the beliefs and
-  // the net's values_token() stay the same (below). Steps are bit for bit those without it.
+  // the nets' tokens stay the same (below). Steps are bit for bit those without it.
   bool reuse_initial_solve = true;
 };
 
@@ -73,9 +73,10 @@ struct SelfPlayParams {
 // the root values) depends on the PBS, the parameters and the net alone. With
 // reuse_initial_solve the generator keeps the last such solve, keyed by the beliefs and the
 // net's values_token() (which changes whenever new weights are installed), and later steps
-// at that PBS only draw their iteration, hands and walk from it. It applies with a net that
-// gives a non-zero token (or the full-depth solve), without the policy-net warm start (that
-// net changes too), at sampled (even) iterations, and when the iterates fit in
+// at that PBS only draw their iteration, hands and walk from it. With the policy-net warm
+// start the key also holds the policy net's policies_token(), since that net changes too. It
+// applies where both tokens are non-zero (the full-depth solve asks no value net), at sampled
+// (even) iterations, and when the iterates fit in
 // kMaxInitialSolveBytes; otherwise the step solves as before. A game of few subgames an
 // episode gains most: in Leduc hold'em the initial PBS is one of at most two steps.
 constexpr size_t kMaxInitialSolveBytes = size_t{256} << 20;
@@ -136,15 +137,21 @@ class SelfPlayGenerator {
   mutable std::map<History, std::shared_ptr<const PublicTree>> cache_;
 
   // The initial PBS's solve (reuse_initial_solve).
+  struct SolveTokens {
+    uint64_t values = 0;    // the value net's values_token() (1: the full-depth solve)
+    uint64_t policies = 0;  // the policy net's policies_token() (1: no warm start)
+    bool usable() const { return values != 0 && policies != 0; }
+    bool operator==(const SolveTokens& other) const { return values == other.values && policies == other.policies; }
+  };
   struct InitialSolve {
-    Beliefs beliefs;         // the step's beliefs, as given (with token: the key)
-    uint64_t token = 0;      // the net's values_token() during the solve
+    Beliefs beliefs;         // the step's beliefs, as given (with tokens: the key)
+    SolveTokens tokens;      // the nets' tokens during the solve
     std::vector<std::vector<double>> iterates;  // [t / 2]: the played policy after t half-steps, t even < T
     Beliefs root;            // the solver's normalised root reach
     std::array<std::vector<double>, 2> values;  // both players' root values after T half-steps
     std::vector<double> average;                 // the average policy (collect_policy only)
   };
-  uint64_t values_token() const;
+  SolveTokens solve_tokens() const;
   bool reuses_initial_solve(const History& history, const PublicTree& tree, int forced_iteration) const;
   std::shared_ptr<const InitialSolve> initial_solve(const std::shared_ptr<const PublicTree>& tree,
                                                     const Beliefs& beliefs, const CancelFlag* cancel,

@@ -413,6 +413,10 @@ def test_warm_start_experiment_quick_run(tmp_path):
     kept = (cell / "speed.json").read_text()
     assert warm_start.main(["--quick", "--out", str(out)]) == 0
     assert not (cell / "dpi.npz").exists() and (cell / "speed.json").read_text() == kept
+    # --redo-speed times the arms again, with the initial PBS's solve reused (as in training)
+    assert warm_start.main(["--quick", "--out", str(out), "--redo-speed"]) == 0
+    assert not (cell / "dpi.npz").exists()
+    assert json.loads((cell / "speed.json").read_text())["reuse_initial_solve"] is True
 
 
 @pytest.mark.slow

@@ -123,3 +123,44 @@ def test_threads_share_the_kept_solve(leduc):
     for seed in range(40):
         same_step(got[seed], plain.step([], prior, prior, seed, keep_iterate=True))
     assert (reusing.initial_solves_computed, reusing.initial_solves_reused) == (1, 39)
+
+
+def random_policy_net(game, seed=2):
+    """A native 2 x 32 MLP policy net with seeded random weights."""
+    outputs = int(game.num_hands) * int(game.num_actions)
+    return _core.MlpPolicyNet(game, random_weights(int(game.query_size), outputs, seed=seed))
+
+
+@pytest.mark.parametrize("name, params, depth", [
+    ("leduc_nolimit", {}, 10),
+    ("liars_dice", {"num_dice": 1, "num_faces": 4}, 2),
+])
+def test_warm_started_initial_solve_is_reused(name, params, depth):
+    """Algorithm 1's self-play: each solve starts from the policy net (warm_iterations K).
+    The kept solve is keyed by both nets' weights; its steps are bit for bit a fresh
+    warm-started solve's, and new policy-net weights are solved again."""
+    game = _core.make_game(name, params)
+    prior = np.asarray(game.hand_prior, dtype=np.float64)
+    policy_net = random_policy_net(game)
+    kw = dict(depth=depth, iterations=32, policy_net=policy_net, warm_iterations=8, collect_policy=True)
+    plain, reusing = generators(game, random_net(game), **kw)
+    for seed in range(12):
+        same_step(plain.step([], prior, prior, seed, keep_iterate=True),
+                  reusing.step([], prior, prior, seed, keep_iterate=True))
+    assert (reusing.initial_solves_computed, reusing.initial_solves_reused) == (1, 11)
+    # The warm start matters: a cold start from the same value net gives other iterates.
+    cold = rebel.SelfPlayGenerator(game, random_net(game), depth=depth, iterations=32, collect_policy=True)
+    differs = [not np.array_equal(np.asarray(cold.step([], prior, prior, s, keep_iterate=True).iterate),
+                                  np.asarray(reusing.step([], prior, prior, s, keep_iterate=True).iterate))
+               for s in range(4)]
+    assert any(differs)
+    # New policy-net weights (the trainer pushes them every epoch): solved again, and the
+    # steps are those of a generator built on the new weights.
+    other = random_weights(int(game.query_size), int(game.num_hands) * int(game.num_actions), seed=5)
+    policy_net.set_weights_bytes(other)
+    fresh = rebel.SelfPlayGenerator(game, random_net(game), reuse_initial_solve=False,
+                                    **{**kw, "policy_net": _core.MlpPolicyNet(game, other)})
+    computed = reusing.initial_solves_computed
+    for seed in (20, 21):
+        same_step(reusing.step([], prior, prior, seed), fresh.step([], prior, prior, seed))
+    assert reusing.initial_solves_computed == computed + 1

@@ -305,9 +305,11 @@ def speed(game: _core.Game, value_net: Any, policy_net: Any, search: Dict[str, A
             seconds[name] += time.perf_counter() - start
     examples = 2 * blocks * steps_per_block
     rates = {name: examples / s for name, s in seconds.items()}
-    # Every arm reuses the initial PBS's solve (SelfPlayGenerator's default; the warm arms key
-    # it by the policy net too), as training self-play does.
-    return {"cpu": cpu_name(), "threads": 1, "reuse_initial_solve": True, "examples_per_arm": examples,
+    # Whether every arm took the kept-solve path at the initial PBS (SelfPlayGenerator's default;
+    # the warm arms key it by the policy net too), as training self-play does: read from the
+    # generators' counters, which count only that path.
+    reused = all(g.initial_solves_computed + g.initial_solves_reused > 0 for g in arms.values())
+    return {"cpu": cpu_name(), "threads": 1, "reuse_initial_solve": reused, "examples_per_arm": examples,
             "examples_per_second": rates,
             "ratio": rates["warm_T256"] / rates["cold_T1024"],
             "ratios": {name: rate / rates["cold_T1024"] for name, rate in rates.items() if name != "cold_T1024"}}

@@ -145,6 +145,14 @@ SelfPlayGenerator::SolveTokens SelfPlayGenerator::solve_tokens() const {
   return tokens;
 }
 
+void SelfPlayGenerator::start_solve(std::optional<SubgameSolver>& solver, const std::shared_ptr<const PublicTree>& tree,
+                                    const Beliefs& beliefs, ValueNetPtr timed) const {
+  solver.emplace(game_, tree, beliefs, params_.solver, std::move(timed));
+  if (policy_net_) {
+    solver->warm_start(policy_net_start(*game_, *tree, solver->root_reach(), *policy_net_), params_.warm_iterations);
+  }
+}
+
 bool SelfPlayGenerator::reuses_initial_solve(const History& history, const PublicTree& tree,
                                              int forced_iteration) const {
   if (!params_.reuse_initial_solve || !history.empty()) return false;
@@ -165,10 +173,9 @@ std::shared_ptr<const SelfPlayGenerator::InitialSolve> SelfPlayGenerator::initia
     return initial_;
   }
   auto timed = params_.full_depth_solve ? nullptr : std::make_shared<TimedNet>(net_);
-  SubgameSolver solver(game_, tree, beliefs, params_.solver, timed);
-  if (policy_net_) {  // as in step()
-    solver.warm_start(policy_net_start(*game_, *tree, solver.root_reach(), *policy_net_), params_.warm_iterations);
-  }
+  std::optional<SubgameSolver> started;
+  start_solve(started, tree, beliefs, timed);
+  SubgameSolver& solver = *started;
   auto solved = std::make_shared<InitialSolve>();
   solved->beliefs = beliefs;
   solved->tokens = tokens;
@@ -223,10 +230,7 @@ SelfPlayStep SelfPlayGenerator::step(const History& history, const Beliefs& beli
     kept = initial_solve(tree_ptr, beliefs, cancel, &out.net_seconds);
   } else {
     timed = params_.full_depth_solve ? nullptr : std::make_shared<TimedNet>(net_);
-    solver.emplace(game_, tree_ptr, beliefs, params_.solver, timed);
-    if (policy_net_) {
-      solver->warm_start(policy_net_start(game, tree, solver->root_reach(), *policy_net_), params_.warm_iterations);
-    }
+    start_solve(solver, tree_ptr, beliefs, timed);
     run_steps(out.sampled_iteration);
     own_iterate = solver->played_policy();
   }

@@ -37,6 +37,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "core/policy_net.h"
@@ -152,6 +153,11 @@ class SelfPlayGenerator {
     std::vector<double> average;                 // the average policy (collect_policy only)
   };
   SolveTokens solve_tokens() const;
+  // A new solve of `tree` from `beliefs`, warm-started from the policy net when one is set
+  // (Algorithm 1's InitializePolicy). `timed` (may be null) is its value net. Every solve of a
+  // step, kept or not, starts here, so the kept solve's iterates are those step() would run.
+  void start_solve(std::optional<SubgameSolver>& solver, const std::shared_ptr<const PublicTree>& tree,
+                   const Beliefs& beliefs, ValueNetPtr timed) const;
   bool reuses_initial_solve(const History& history, const PublicTree& tree, int forced_iteration) const;
   std::shared_ptr<const InitialSolve> initial_solve(const std::shared_ptr<const PublicTree>& tree,
                                                     const Beliefs& beliefs, const CancelFlag* cancel,

@@ -410,7 +410,8 @@ def test_value_scale_is_folded_into_the_exported_head():
     np.testing.assert_allclose(native.forward(x.numpy()), scaled(x).detach().numpy(), rtol=1e-5, atol=1e-3)
     # The training loss is taken in the net's unit.
     y = torch.zeros(5, game.num_hands)
-    assert float(value_loss(scaled(x) / 100.0, y)) < float(value_loss(scaled(x), y))
+    with torch.no_grad():
+        assert float(value_loss(scaled(x) / 100.0, y)) < float(value_loss(scaled(x), y))
     for bad in (0.0, -1.0, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="value_scale"):
             ValueMLP.for_game(game, value_scale=bad)

@@ -133,6 +133,8 @@ class EvaluationSection:
     repeats: int = 1024              # N sampled policies of mode (b)
     threads: int = 2
     seed: int = 0
+    seeds: int = 1                   # evaluation seeds seed, seed + 1, ...: the record holds their mean, each
+    #                                  seed's figure and the sample sd (3: the paper protocol's figure in-run)
     heldout_steps: int = 256         # oracle-labelled self-play steps of the held-out set
     heldout_seed: int = 12345
     final: bool = True               # evaluate once more at the end of the run
@@ -254,6 +256,7 @@ def check(config: TrainConfig) -> None:
          f"run.name must be a plain folder name, got {r.name!r}"),
         (e.every >= 0, f"evaluation.every must be >= 0, got {e.every}"),
         (e.repeats >= 1 and e.threads >= 1, "evaluation.repeats and evaluation.threads must be >= 1"),
+        (e.seeds >= 1, f"evaluation.seeds must be >= 1, got {e.seeds}"),
         (e.threads <= 256, f"evaluation.threads must be <= 256, got {e.threads}"),
         (e.seed >= 0 and e.heldout_seed >= 0, "evaluation seeds must be >= 0"),
         (e.heldout_steps >= 0, f"evaluation.heldout_steps must be >= 0, got {e.heldout_steps}"),

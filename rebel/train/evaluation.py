@@ -31,7 +31,7 @@ from rebel.search.settings import EvalSettings
 log = logging.getLogger(__name__)
 
 __all__ = ["HeldOutSet", "heldout_walk", "check_evaluable", "search_exploitability", "evaluation_steps",
-           "MAX_EVAL_TREE_CELLS"]
+           "evaluation_seeds", "MAX_EVAL_TREE_CELLS"]
 
 #: Largest full game tree (nodes x hands) for which the exact evaluation is attempted.
 MAX_EVAL_TREE_CELLS = 1 << 21
@@ -153,24 +153,57 @@ class HeldOutSet:
 
 
 def evaluation_steps(game: _core.Game, config: TrainConfig) -> int:
-    """What :func:`search_exploitability`'s progress counts up to: the sampled policies, or
-    for a perfect-information game the distinct search states."""
+    """What :func:`search_exploitability`'s progress counts up to: the sampled policies of
+    every evaluation seed, or for a perfect-information game the distinct search states."""
     if game.perfect_information:
         s = config.search
         return _core.PerfectInfoSearch(game, _core.ZeroNet(game), s.solver, s.depth, 2, off_path=s.off_path).num_states
-    return config.evaluation.repeats
+    return config.evaluation.repeats * config.evaluation.seeds
+
+
+def evaluation_seeds(config: TrainConfig) -> list[int]:
+    """The seeds mode (b) is evaluated with: ``evaluation.seed`` and the next ``seeds - 1``."""
+    e = config.evaluation
+    return [e.seed + k for k in range(e.seeds)]
+
+
+def _offset(progress: Optional[Callable[[int], None]], done_before: int) -> Optional[Callable[[int], None]]:
+    """``progress`` counting on from ``done_before`` (each seed's run counts from 0)."""
+    if progress is None:
+        return None
+    return lambda done: progress(done_before + done)
+
+
+def _over_seeds(results: list[dict[str, Any]], seeds: list[int], start: float) -> dict[str, Any]:
+    """Mode (b)'s figures averaged over evaluation seeds; each seed's own figure and the
+    sample sd (ddof 1) beside them when there are several, as the protocol reports them."""
+    finals = np.array([float(r["exploitability"][-1]) for r in results])
+    br = np.array([[float(v) for v in r["br_values"][-1]] for r in results])
+    curves = np.array([[float(x) for x in r["exploitability"]] for r in results])
+    out: dict[str, Any] = {
+        "exploitability": float(finals.mean()),
+        "br_values": [float(v) for v in br.mean(axis=0)],
+        "by_num_policies": {int(n): float(x) for n, x in zip(results[0]["num_policies"], curves.mean(axis=0))},
+        "seconds": time.perf_counter() - start,
+    }
+    if len(seeds) > 1:
+        out["exploitability_by_seed"] = {int(seed): float(x) for seed, x in zip(seeds, finals)}
+        out["exploitability_sd"] = float(finals.std(ddof=1))
+    return out
 
 
 def search_exploitability(game: _core.Game, net: _core.ValueNet, config: TrainConfig,
                           progress: Optional[Callable[[int], None]] = None,
                           policy_net: Any = None) -> dict[str, Any]:
-    """Exact exploitability of mode (b) with ``net`` (N = evaluation.repeats sampled policies).
+    """Exact exploitability of mode (b) with ``net`` (N = evaluation.repeats sampled policies),
+    the mean over ``evaluation.seeds`` seeds (:func:`evaluation_seeds`).
 
     On a perfect-information game (one hand per player) the search at a state does not
     depend on how it was reached, and mode (b) is evaluated exactly in the limit of
     infinitely many sampled policies instead (:class:`rebel._core.PerfectInfoSearch`;
-    ``by_num_policies`` is then empty and ``limit`` is true). ``policy_net``: with
-    ``search.warm_start`` K > 0, every subgame starts from its policy (K updates)."""
+    ``by_num_policies`` is then empty and ``limit`` is true; there is nothing to seed).
+    ``policy_net``: with ``search.warm_start`` K > 0, every subgame starts from its policy
+    (K updates)."""
     s, e = config.search, config.evaluation
     start = time.perf_counter()
     if game.perfect_information:
@@ -185,13 +218,11 @@ def search_exploitability(game: _core.Game, net: _core.ValueNet, config: TrainCo
                                       warm_prior=s.warm_prior)
     else:
         search = _core.TestTimeSearch(game, net, s.solver, s.depth, s.iterations, off_path=s.off_path)
-    result = search.evaluate_sampled(e.repeats, threads=e.threads, seed=e.seed, progress=progress)
-    return {
-        "exploitability": float(result["exploitability"][-1]),
-        "br_values": [float(v) for v in result["br_values"][-1]],
-        "by_num_policies": {int(n): float(x) for n, x in zip(result["num_policies"], result["exploitability"])},
-        "seconds": time.perf_counter() - start,
-    }
+    seeds = evaluation_seeds(config)
+    results = [search.evaluate_sampled(e.repeats, threads=e.threads, seed=seed,
+                                       progress=_offset(progress, k * e.repeats))
+               for k, seed in enumerate(seeds)]
+    return _over_seeds(results, seeds, start)
 
 
 def search_exploitability_ray(game: _core.Game, config: TrainConfig, weights: Optional[bytes], actors: list[Any],
@@ -199,15 +230,14 @@ def search_exploitability_ray(game: _core.Game, config: TrainConfig, weights: Op
     """:func:`search_exploitability` with mode (b)'s samples split across Ray ``actors``
     (``weights``: the exported net's bytes; None for the zero net). Same numbers up to rounding."""
     s, e = config.search, config.evaluation
-    settings = EvalSettings(net="zero" if weights is None else "<weights>",
-                            solver=s.solver, depth=s.depth, iterations=s.iterations, repeats=e.repeats,
-                            threads=e.threads, seed=e.seed, off_path=s.off_path, precision=e.precision,
-                            mode_a=False, full_game=False)
     start = time.perf_counter()
-    result = evaluate_sampled_ray(game, settings, weights, actors, e.repeats, e.threads, e.seed, progress)
-    return {
-        "exploitability": float(result["exploitability"][-1]),
-        "br_values": [float(v) for v in result["br_values"][-1]],
-        "by_num_policies": {int(n): float(x) for n, x in zip(result["num_policies"], result["exploitability"])},
-        "seconds": time.perf_counter() - start,
-    }
+    seeds = evaluation_seeds(config)
+    results = []
+    for k, seed in enumerate(seeds):
+        settings = EvalSettings(net="zero" if weights is None else "<weights>",
+                                solver=s.solver, depth=s.depth, iterations=s.iterations, repeats=e.repeats,
+                                threads=e.threads, seed=seed, off_path=s.off_path, precision=e.precision,
+                                mode_a=False, full_game=False)
+        results.append(evaluate_sampled_ray(game, settings, weights, actors, e.repeats, e.threads, seed,
+                                            _offset(progress, k * e.repeats)))
+    return _over_seeds(results, seeds, start)

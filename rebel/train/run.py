@@ -348,10 +348,21 @@ class Training:
                     "eval_isa": kernel["isa"]})
         if result.get("limit"):
             out["eval_limit"] = True  # mode (b) with N -> infinity, exact (perfect information)
+        if "exploitability_by_seed" in result:  # evaluation.seeds > 1: the mean above, each seed, the sd
+            out["exploitability_by_seed"] = result["exploitability_by_seed"]
+            out["exploitability_sd"] = result["exploitability_sd"]
         log.info("evaluation at epoch %d: exploitability %.6f (%s)%s", self.trainer.epoch, result["exploitability"],
-                 "N -> infinity, exact" if result.get("limit") else f"N = {self.config.evaluation.repeats}",
+                 "N -> infinity, exact" if result.get("limit") else self._protocol_label(result),
                  f", held-out mean max error {out['heldout_delta_mean']:.4f}" if "heldout_delta_mean" in out else "")
         return out
+
+    def _protocol_label(self, result: dict[str, Any]) -> str:
+        """How a mode-(b) figure was taken, for the log: N, and the seeds' spread when several."""
+        label = f"N = {self.config.evaluation.repeats}"
+        if "exploitability_by_seed" in result:
+            label += (f", mean of {len(result['exploitability_by_seed'])} seeds, sd {result['exploitability_sd']:.4g}: "
+                      + " / ".join(f"{x:.4g}" for x in result["exploitability_by_seed"].values()))
+        return label
 
     def _ray_actors(self) -> list[Any]:
         """The actors evaluating mode (b): the self-play actors, or evaluation's own."""

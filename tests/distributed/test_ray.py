@@ -224,6 +224,29 @@ def test_ray_evaluation_equals_the_local_one(local_ray, tmp_path):
 
 
 @needs_ray
+def test_ray_evaluation_over_seeds_equals_the_local_one(local_ray):
+    """evaluation.seeds = 2 on Ray actors: each seed's figure, the mean and the sd equal the
+    threads backend's to 1e-12 (the zero net: the seeds' walks differ, so their figures do)."""
+    from rebel.config.train import load_train_config
+    from rebel.distributed.evaluation import start_workers
+    from rebel.train.evaluation import search_exploitability, search_exploitability_ray
+
+    config = load_train_config(None, ["game.num_dice=1", "game.num_faces=3", "search.iterations=64",
+                                      "evaluation.repeats=12", "evaluation.threads=1", "evaluation.seed=7",
+                                      "evaluation.seeds=2"])
+    game = liars_dice(1, 3)
+    local = search_exploitability(game, _core.ZeroNet(game), config)
+    actors = start_workers("liars_dice", {"num_dice": 1, "num_faces": 3}, {}, "fp32", 2, 1, 0)
+    remote = search_exploitability_ray(game, config, None, actors)
+    assert list(remote["exploitability_by_seed"]) == [7, 8]
+    for seed in (7, 8):
+        assert abs(remote["exploitability_by_seed"][seed] - local["exploitability_by_seed"][seed]) <= 1e-12
+    assert abs(remote["exploitability"] - local["exploitability"]) <= 1e-12
+    assert abs(remote["exploitability_sd"] - local["exploitability_sd"]) <= 1e-12
+    assert local["exploitability_sd"] > 0
+
+
+@needs_ray
 @pytest.mark.slow
 def test_ray_training_learns_like_threads_and_resumes_on_threads(tmp_path):
     """`rebel train quick` with self-play and evaluation on Ray meets the threads backend's

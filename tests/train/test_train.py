@@ -20,7 +20,7 @@ from rebel.nets.value_mlp import ValueMLP
 from rebel.train.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from rebel.train.replay import ReplayBuffer
 from rebel.train.trainer import Trainer, value_loss
-from tests.conftest import REPO_ROOT, default_sigint, run_cli
+from tests.conftest import REPO_ROOT, default_sigint, liars_dice, run_cli
 
 # A tiny 1x3f run: a few seconds per epoch on one core.
 TINY = ["game.num_dice=1", "game.num_faces=3", "search.iterations=128", "replay.capacity=20000",
@@ -182,6 +182,7 @@ def test_weight_average_follows_each_step_and_survives_a_checkpoint():
     ("selfplay.iterations=1", "selfplay.iterations must be in"),
     ("model.value_scale=0", "model.value_scale must be > 0 or null"),
     ("model.value_scale=-100", "model.value_scale must be > 0 or null"),
+    ("evaluation.seeds=0", "evaluation.seeds must be >= 1"),
 ])
 def test_config_mistakes_are_named(override, message):
     with pytest.raises(ConfigError, match=message):
@@ -222,6 +223,42 @@ def test_unknown_key_error_lists_the_valid_keys():
         load_train_config(None, ["selfplay.thread=3"])
     assert "selfplay.threads" in str(e.value) and "trainer.lr" in str(e.value)
     assert "trainer.lr" in valid_keys()
+
+
+def test_in_run_evaluation_over_seeds_is_the_protocols_mean_and_sd(tmp_path):
+    """evaluation.seeds = 3: the record is the mean of `rebel eval`'s mode (b) figures for
+    seeds s, s + 1, s + 2 (the same code path taken one seed at a time, compared exactly), with
+    each seed's figure and the sample sd beside it, as the protocol reports them; the progress
+    counts every seed's samples."""
+    from rebel.nets.value_mlp import export_weights, to_native
+    from rebel.search.evaluate import evaluate
+    from rebel.search.settings import EvalSettings
+    from rebel.train.evaluation import evaluation_steps, search_exploitability
+
+    config = load_train_config(None, ["game.num_dice=1", "game.num_faces=3", "search.iterations=64",
+                                      "evaluation.repeats=16", "evaluation.threads=1", "evaluation.seed=4",
+                                      "evaluation.seeds=3"])
+    game = liars_dice(1, 3)
+    torch.manual_seed(0)
+    model = ValueMLP.for_game(game, hidden=16)
+    export_weights(model, tmp_path / "w.bin")
+    seen: list[int] = []
+    result = search_exploitability(game, to_native(model, game), config, progress=seen.append)
+    singles = []
+    for seed in (4, 5, 6):
+        settings = EvalSettings(net=str(tmp_path / "w.bin"), iterations=64, repeats=16, threads=1, seed=seed,
+                                mode_a=False, full_game=False, precision="fp32")
+        singles.append(evaluate(game, settings)["mode_b"][-1]["exploitability"])
+    assert len(set(singles)) == 3  # the seeds differ, so the mean is not one seed's figure
+    assert result["exploitability_by_seed"] == {4: singles[0], 5: singles[1], 6: singles[2]}
+    assert result["exploitability"] == pytest.approx(np.mean(singles), abs=1e-15)
+    assert result["exploitability_sd"] == pytest.approx(np.std(singles, ddof=1), abs=1e-15)
+    assert result["by_num_policies"][16] == pytest.approx(result["exploitability"], abs=1e-15)
+    assert evaluation_steps(game, config) == 48 and max(seen) == 48
+    one = search_exploitability(game, to_native(model, game), load_train_config(
+        None, ["game.num_dice=1", "game.num_faces=3", "search.iterations=64", "evaluation.repeats=16",
+               "evaluation.threads=1", "evaluation.seed=5"]))
+    assert one["exploitability"] == singles[1] and "exploitability_by_seed" not in one
 
 
 # ----------------------------------------------------------------------------- runs

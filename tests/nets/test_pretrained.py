@@ -23,8 +23,8 @@ def test_the_expected_nets_ship():
 
 @pytest.mark.parametrize("net", NETS, ids=[n.name for n in NETS])
 def test_each_net_loads_and_matches_its_listed_check(net):
-    # Small enough to ship in the package: the largest, no-limit Leduc's 2x512 MLP in float32, is 1.1 MB.
-    assert net.path.is_file() and net.path.stat().st_size < 2_000_000
+    # Small enough to ship in the package: the largest, no-limit Leduc's 3x512 MLP in float32, is 2.2 MB.
+    assert net.path.is_file() and net.path.stat().st_size < 2_500_000
     game = _core.make_game(net.game["name"], net.game_params())
     _core.MlpValueNet(game, str(net.path))  # fits its game
     e, c = net.exploitability, net.check

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
@@ -231,13 +231,12 @@ def search_exploitability_ray(game: _core.Game, config: TrainConfig, weights: Op
     (``weights``: the exported net's bytes; None for the zero net). Same numbers up to rounding."""
     s, e = config.search, config.evaluation
     start = time.perf_counter()
+    settings = EvalSettings(net="zero" if weights is None else "<weights>",
+                            solver=s.solver, depth=s.depth, iterations=s.iterations, repeats=e.repeats,
+                            threads=e.threads, seed=e.seed, off_path=s.off_path, precision=e.precision,
+                            mode_a=False, full_game=False)
     seeds = evaluation_seeds(config)
-    results = []
-    for k, seed in enumerate(seeds):
-        settings = EvalSettings(net="zero" if weights is None else "<weights>",
-                                solver=s.solver, depth=s.depth, iterations=s.iterations, repeats=e.repeats,
-                                threads=e.threads, seed=seed, off_path=s.off_path, precision=e.precision,
-                                mode_a=False, full_game=False)
-        results.append(evaluate_sampled_ray(game, settings, weights, actors, e.repeats, e.threads, seed,
-                                            _offset(progress, k * e.repeats)))
+    results = [evaluate_sampled_ray(game, replace(settings, seed=seed), weights, actors, e.repeats, e.threads,
+                                    seed, _offset(progress, k * e.repeats))
+               for k, seed in enumerate(seeds)]
     return _over_seeds(results, seeds, start)

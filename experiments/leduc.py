@@ -18,7 +18,9 @@ samples (``curve_in_n``), tabulated as mode (b) against N: whether N limits the 
 
 The trained net is the final net of its run (``weights.bin`` of the run directory given with
 ``--run GAME=DIR``, or of ``OUT/GAME`` which the script trains with ``rebel train GAME`` when
-it holds no finished run; a killed run resumes). Every evaluation is cached in ``OUT/GAME/``
+it holds no finished run; a killed run resumes), or with ``--net best`` the net the run chose
+by ``evaluation.keep_best`` (``best.bin``: its lowest in-run figure, on evaluation seeds that
+a report should not reuse). Every evaluation is cached in ``OUT/GAME/``
 (one JSON per row and seed, refused if its protocol differs), so a killed script resumes;
 ``leduc.json`` and ``leduc.md`` gather them, ``curves_GAME.png`` plots the run's evaluations.
 No-limit figures are in chips per hand and also in DeepStack-Leduc's convention
@@ -182,19 +184,27 @@ def train(game_name: str, run_dir: Path, overrides: Sequence[str]) -> None:
     subprocess.run(cmd, check=True)
 
 
-def run_facts(run_dir: Path) -> Dict[str, Any]:
+def run_facts(run_dir: Path, net_file: str = "weights.bin") -> Dict[str, Any]:
     """What the table says about the run: its end, examples and minutes (final record, or the
-    last epoch for a run stopped by Ctrl-C)."""
+    last epoch for a run stopped by Ctrl-C), and with ``best.bin`` the net it chose."""
     rows = read_metrics(run_dir)
     final = next((r for r in reversed(rows) if r.get("kind") == "final"), None)
     last = final or next((r for r in reversed(rows) if r.get("kind") is None and "epoch" in r), None)
     if last is None:
         raise Refused(f"{run_dir}: no trained epoch in metrics.jsonl")
-    if not (run_dir / "weights.bin").is_file():
-        raise Refused(f"{run_dir}: no weights.bin")
-    return {"run_dir": str(run_dir), "epoch": last["epoch"], "examples_generated": last["examples_generated"],
-            "examples_trained": last.get("examples_trained"), "wall_minutes": last["wall_seconds"] / 60,
-            "finished": final is not None}
+    if not (run_dir / net_file).is_file():
+        raise Refused(f"{run_dir}: no {net_file}"
+                      + (" (the run was not trained with evaluation.keep_best=true)" if net_file == "best.bin" else ""))
+    facts = {"run_dir": str(run_dir), "epoch": last["epoch"], "examples_generated": last["examples_generated"],
+             "examples_trained": last.get("examples_trained"), "wall_minutes": last["wall_seconds"] / 60,
+             "finished": final is not None, "net": net_file}
+    if net_file == "best.bin":
+        chosen = (final or {}).get("best")
+        if chosen is None:
+            raise Refused(f"{run_dir}: best.bin but no finished run's choice in metrics.jsonl (finish the run first)")
+        facts["chosen"] = {k: chosen[k] for k in ("epoch", "exploitability", "exploitability_by_seed")
+                           if k in chosen}
+    return facts
 
 
 def curves(game_name: str, run_dir: Path, oracle: Optional[float], out: Path) -> Optional[str]:
@@ -222,9 +232,10 @@ def game_table(game_name: str, args: argparse.Namespace, out: Path) -> Dict[str,
     if game_name not in args.runs and not args.no_train:
         train(game_name, run_dir, args.train_overrides)
     nets = {"zero": "zero", "oracle": "oracle"}
+    net_file = "best.bin" if args.net == "best" else "weights.bin"
     if (run_dir / "weights.bin").is_file():
-        nets["trained"] = str(run_dir / "weights.bin")
-        result["run"] = run_facts(run_dir)
+        result["run"] = run_facts(run_dir, net_file)
+        nets["trained"] = str(run_dir / net_file)
     for label, net in nets.items():
         rows = [search_row_for(game, label, net, args, seed, gout / "eval") for seed in args.seeds]
         result["search"][f"{label} net"] = summary(rows)
@@ -314,6 +325,12 @@ def markdown(results: Dict[str, Dict[str, Any]], args: argparse.Namespace) -> st
             lines += ["", f"Trained net: {run['run_dir']}, epoch {run['epoch']}, {run['examples_generated']:,} "
                       f"examples generated, {run['wall_minutes']:.0f} minutes"
                       + ("" if run["finished"] else " (stopped with Ctrl-C at the end of its budget)") + "."]
+            if "chosen" in run:
+                c = run["chosen"]
+                seeds = ", ".join(map(str, c.get("exploitability_by_seed", {})))
+                lines += ["", f"The rows of the trained net are the run's chosen net (evaluation.keep_best, best.bin): "
+                          f"epoch {c['epoch']}, in-run figure {c['exploitability']:.4g}"
+                          + (f" on seeds {seeds}" if seeds else "") + "."]
         if "targets" in r:
             lines += ["", "Targets: " + "; ".join(f"{k}: {v:.4g}" if isinstance(v, float) else f"{k}: {v}"
                                                  for k, v in r["targets"].items())]
@@ -336,6 +353,8 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     p.add_argument("--games", default=",".join(GAMES), help="comma-separated: leduc, leduc_nolimit")
     p.add_argument("--run", action="append", default=[], metavar="GAME=DIR", help="a trained run of GAME")
     p.add_argument("--no-train", action="store_true", help="do not train a game that has no run")
+    p.add_argument("--net", choices=("final", "best"), default="final",
+                   help="the run's final net (weights.bin) or its chosen one (best.bin, evaluation.keep_best)")
     p.add_argument("--out", default="experiments/results/leduc")
     p.add_argument("--seeds", default="0,1,2")
     p.add_argument("--repeats", type=int, default=1024)
@@ -370,7 +389,8 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
         args.stronger_oracle = "lcfr:32:10,dcfr:32:10"
         args.train_overrides = ["run.epochs=2", "run.max_minutes=null", "selfplay.threads=1", "search.iterations=32",
                                 "trainer.epoch_examples=1024", "evaluation.every=1", "evaluation.repeats=8",
-                                "evaluation.heldout_steps=16", "search.precision=fp32"]
+                                "evaluation.heldout_steps=16", "search.precision=fp32",
+                                "evaluation.keep_best=true"]
     args.stronger = parse_stronger(args.stronger)
     args.stronger_oracle = parse_stronger(args.stronger_oracle, "--stronger-oracle")
     for name in ("repeats", "iterations", "depth", "full_iterations", "threads"):

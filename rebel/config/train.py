@@ -138,6 +138,8 @@ class EvaluationSection:
     heldout_steps: int = 256         # oracle-labelled self-play steps of the held-out set
     heldout_seed: int = 12345
     final: bool = True               # evaluate once more at the end of the run
+    keep_best: bool = False          # keep the evaluated net with the lowest mode-(b) figure as best.bin: a
+    #                                  selection rule fixed before the run (report the net on other seeds)
     references: bool = True          # zero net and full-game solver, once per run
     backend: str = "threads"         # threads, or ray: mode (b)'s sampled policies split across the ray
     #                                  section's actors
@@ -257,6 +259,8 @@ def check(config: TrainConfig) -> None:
         (e.every >= 0, f"evaluation.every must be >= 0, got {e.every}"),
         (e.repeats >= 1 and e.threads >= 1, "evaluation.repeats and evaluation.threads must be >= 1"),
         (e.seeds >= 1, f"evaluation.seeds must be >= 1, got {e.seeds}"),
+        (not e.keep_best or e.every > 0 or e.final,
+         "evaluation.keep_best needs evaluations to choose from: evaluation.every > 0 or evaluation.final"),
         (e.threads <= 256, f"evaluation.threads must be <= 256, got {e.threads}"),
         (e.seed >= 0 and e.heldout_seed >= 0, "evaluation seeds must be >= 0"),
         (e.heldout_steps >= 0, f"evaluation.heldout_steps must be >= 0, got {e.heldout_steps}"),

@@ -45,6 +45,7 @@ from rebel.train.policy_trainer import PolicyReplay, PolicyTrainer
 from rebel.train.replay import ReplayBuffer
 from rebel.train.rundir import RunDirectory
 from rebel.train.trainer import Trainer
+from rebel.util.atomic_io import atomic_write_bytes
 from rebel.util.progress import Progress, progress_callback
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -85,6 +86,7 @@ class Snapshot:
     last_evaluation: Optional[dict[str, Any]] = None
     evaluation_seconds: float = 0.0  # of elapsed: held-out labelling, references, evaluations
     policy: Optional[dict[str, Any]] = None  # with policy.enabled: its trainer, replay counter and sampler
+    best: Optional[dict[str, Any]] = None  # with evaluation.keep_best: the chosen net's record and weights
 
 
 class Training:
@@ -142,6 +144,9 @@ class Training:
         self.evaluation_seconds = 0.0  # wall seconds spent evaluating, over all sessions
         self.references: dict[str, Any] = {}
         self.last_evaluation: Optional[dict[str, Any]] = None
+        # evaluation.keep_best: the lowest evaluation so far (its record) and that net's weights
+        self.best: Optional[dict[str, Any]] = None
+        self.best_weights: Optional[bytes] = None
         self.heldout: Optional[HeldOutSet] = None
         self.snapshot: Optional[Snapshot] = None
         self.checkpointed_epoch = -1
@@ -184,7 +189,13 @@ class Training:
                         trainer=self.trainer.state(), loops=self.pool.loop_states(),
                         sampler_rng=dict(self.sampler_rng.bit_generator.state), torch_rng=torch.get_rng_state(),
                         references=dict(self.references), last_evaluation=self.last_evaluation,
-                        evaluation_seconds=self.evaluation_seconds, policy=self._policy_capture())
+                        evaluation_seconds=self.evaluation_seconds, policy=self._policy_capture(),
+                        best=self._best_capture())
+
+    def _best_capture(self) -> Optional[dict[str, Any]]:
+        if self.best is None or self.best_weights is None:
+            return None
+        return {"record": dict(self.best), "weights": np.frombuffer(self.best_weights, dtype=np.uint8).copy()}
 
     def _policy_capture(self) -> Optional[dict[str, Any]]:
         if self.policy_trainer is None or self.policy_replay is None:
@@ -209,6 +220,7 @@ class Training:
             "loops": snap.loops, "sampler_rng": snap.sampler_rng, "torch_rng": snap.torch_rng,
             "references": snap.references, "last_evaluation": snap.last_evaluation,
             "evaluation_seconds": snap.evaluation_seconds, **policy,
+            **({"best": snap.best} if snap.best is not None else {}),
         })
         self.checkpointed_epoch = snap.epoch
         log.info("checkpoint: epoch %d, %d examples generated -> %s", snap.epoch, snap.generated,
@@ -232,6 +244,7 @@ class Training:
             else:  # a checkpoint from before this counter: recovered from the metrics
                 self.evaluation_seconds = self._evaluation_seconds_from_metrics(self.trainer.epoch)
             self._restore_policy(state.get("policy"))
+            self._restore_best(state.get("best"))
         except (KeyError, ValueError, TypeError, RuntimeError) as e:
             raise CheckpointError(f"{self.run_dir.file(RunDirectory.CHECKPOINT)} does not fit this run: {e}") from None
         if self.generated != (self.trainer.epoch + 1) * self.G \
@@ -257,6 +270,16 @@ class Training:
         self.policy_trainer.load_state(state["trainer"])
         self.policy_replay.load_state(state["replay"])
         self.policy_rng.bit_generator.state = state["rng"]
+
+    def _restore_best(self, state: Optional[dict[str, Any]]) -> None:
+        """The chosen net of evaluation.keep_best; best.bin is written again from the checkpoint, so
+        it matches the record even when the run was killed after a newer best.bin was written."""
+        if state is None:
+            return
+        self.best = dict(state["record"])
+        self.best_weights = np.asarray(state["weights"], dtype=np.uint8).tobytes()
+        if self.config.evaluation.keep_best:
+            atomic_write_bytes(self.run_dir.file(RunDirectory.BEST), self.best_weights)
 
     def _evaluation_seconds_from_metrics(self, epoch: int) -> float:
         """Evaluation time up to ``epoch`` as the metrics record it: everything before epoch 1
@@ -416,6 +439,7 @@ class Training:
             if self.trainer.epoch == 0 and cfg.evaluation.every > 0 and self.last_evaluation is None:
                 # The random-init net: the start of the learning curve.
                 self.last_evaluation = {"epoch": 0, **self.evaluate()}
+                self._consider_best(self.last_evaluation)
                 self.run_dir.append_metrics({"epoch": 0, "wall_seconds": elapsed(), "examples_generated": 0,
                                              "examples_trained": 0, **self.last_evaluation})
             if self.trainer.epoch == 0:
@@ -503,11 +527,34 @@ class Training:
         if due:
             self.last_evaluation = {"epoch": self.trainer.epoch, **self.evaluate()}
             record.update({k: v for k, v in self.last_evaluation.items() if k != "epoch"})
+            self._consider_best(self.last_evaluation)
+            if self.best is not None:
+                record["best_epoch"], record["best_exploitability"] = self.best["epoch"], self.best["exploitability"]
         self.run_dir.append_metrics(record)
         self.snapshot = self._capture(elapsed())
         if self.trainer.epoch % cfg.run.checkpoint_every == 0 or self.trainer.epoch >= cfg.run.epochs:
             self._save(self.snapshot)
         return record
+
+    def _consider_best(self, evaluation: dict[str, Any]) -> None:
+        """evaluation.keep_best: keeps the net just evaluated as best.bin when its figure is the
+        lowest so far (ties keep the earlier net). The rule sees only the in-run figures, so a
+        report on other evaluation seeds is not biased by the choice."""
+        if not self.config.evaluation.keep_best:
+            return
+        figure = evaluation.get("exploitability")
+        if figure is None or not math.isfinite(figure):
+            return
+        if self.best is not None and figure >= self.best["exploitability"]:
+            return
+        self.best = {"epoch": evaluation["epoch"], "exploitability": float(figure)}
+        for key in ("exploitability_sd", "exploitability_by_seed"):
+            if key in evaluation:
+                self.best[key] = evaluation[key]
+        self.best_weights = weights_to_bytes(self.trainer.inference_model())
+        atomic_write_bytes(self.run_dir.file(RunDirectory.BEST), self.best_weights)
+        log.info("best so far: the net of epoch %d (%.6f) -> %s", self.best["epoch"], figure,
+                 self.run_dir.file(RunDirectory.BEST))
 
     def _train_policy(self) -> dict[str, Any]:
         """One epoch of the policy net on the D_pi of the steps done at the last boundary
@@ -549,8 +596,10 @@ class Training:
         if cfg.evaluation.final and (self.last_evaluation is None
                                      or self.last_evaluation["epoch"] != self.trainer.epoch):
             self.last_evaluation = {"epoch": self.trainer.epoch, **self.evaluate()}
+            self._consider_best(self.last_evaluation)
         if self.snapshot is not None:
             self.snapshot.last_evaluation = self.last_evaluation
+            self.snapshot.best = self._best_capture()
             self.snapshot.elapsed = elapsed
         if self.snapshot is not None and (self.snapshot.epoch > self.checkpointed_epoch or cfg.evaluation.final):
             self._save(self.snapshot)
@@ -563,6 +612,8 @@ class Training:
             summary["policy_weights"] = str(self.run_dir.file(RunDirectory.POLICY))
         if self.last_evaluation is not None:
             summary["evaluation"] = self.last_evaluation
+        if self.best is not None and cfg.evaluation.keep_best:
+            summary["best"] = {**self.best, "weights": str(self.run_dir.file(RunDirectory.BEST))}
         summary["references"] = dict(self.references)
         self.run_dir.append_metrics(summary)
         return summary

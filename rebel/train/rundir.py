@@ -7,6 +7,7 @@
 | ``tb/`` | TensorBoard scalars (when the ``tensorboard`` package is installed) |
 | ``checkpoint.pt`` | the latest checkpoint (see :mod:`rebel.train.checkpoint`) |
 | ``weights.bin`` | the latest net in the native format: ``rebel eval --net runs/NAME/weights.bin`` |
+| ``best.bin`` | with ``evaluation.keep_best``: the evaluated net with the lowest mode-(b) figure so far |
 | ``policy.bin`` | with ``policy.enabled``: the latest policy net (``rebel eval --policy-net ... --warm-start K``) |
 | ``heldout.npz`` | the oracle-labelled held-out set |
 | ``snapshots/`` | with ``run.snapshot_every``: ``epoch_NNNNNN.bin``, the net every that many epochs |
@@ -53,6 +54,7 @@ class RunDirectory:
     METRICS = "metrics.jsonl"
     CHECKPOINT = "checkpoint.pt"
     WEIGHTS = "weights.bin"
+    BEST = "best.bin"
     POLICY = "policy.bin"
     HELDOUT = "heldout.npz"
     HELDOUT_POLICY_KEYS = ("policy_rows", "policy_targets", "policy_legal", "policy_weights")
@@ -89,7 +91,7 @@ class RunDirectory:
             raise RunDirError(f"{run.path} has no {cls.CHECKPOINT} yet: the run stopped before its first checkpoint, "
                               "start it again instead")
         # a killed run's temporaries
-        for name in (cls.CONFIG, cls.METRICS, cls.CHECKPOINT, cls.WEIGHTS, cls.POLICY, cls.HELDOUT):
+        for name in (cls.CONFIG, cls.METRICS, cls.CHECKPOINT, cls.WEIGHTS, cls.BEST, cls.POLICY, cls.HELDOUT):
             for stale in remove_stale_temp_files(run.path, name):
                 log.info("removed %s, left by an interrupted write", stale.name)
         for stale in run.file(cls.SNAPSHOTS).glob(".epoch_*.tmp"):

@@ -827,6 +827,26 @@ def test_leduc_quick_pipeline(tmp_path, capsys):
     capsys.readouterr()
     assert leduc.main(["--quick", "--games", "leduc", "--out", str(out)]) == 2
     assert "another protocol" in capsys.readouterr().err
+    # --net best: the trained rows are the net the run chose (the quick run keeps it), by its
+    # lowest in-run figure; a run without that choice is refused by name.
+    records = [r for r in map(json.loads, (out / "leduc" / "run" / "metrics.jsonl").read_text().splitlines())
+               if r.get("kind") is None and "exploitability" in r]
+    chosen = min(records, key=lambda r: (r["exploitability"], r["epoch"]))
+    best_out = tmp_path / "best"
+    assert leduc.main(["--quick", "--games", "leduc", "--no-train", "--net", "best", "--stronger", "none",
+                       "--stronger-oracle", "none", "--run", f"leduc={out / 'leduc' / 'run'}",
+                       "--out", str(best_out)]) == 0
+    best = json.loads((best_out / "leduc.json").read_text())["results"]["leduc"]
+    assert best["run"]["net"] == "best.bin" and best["run"]["chosen"]["epoch"] == chosen["epoch"]
+    assert best["run"]["chosen"]["exploitability"] == chosen["exploitability"]
+    assert all(json.loads(p.read_text())["protocol"]["net"].endswith("best.bin")
+               for p in (best_out / "leduc" / "eval").glob("trained_*.json"))
+    assert "chosen net (evaluation.keep_best, best.bin): epoch" in (best_out / "leduc.md").read_text()
+    (out / "leduc" / "run" / "best.bin").unlink()
+    capsys.readouterr()
+    assert leduc.main(["--quick", "--games", "leduc", "--no-train", "--net", "best", "--stronger", "none",
+                       "--run", f"leduc={out / 'leduc' / 'run'}", "--out", str(best_out)]) == 2
+    assert "no best.bin (the run was not trained with evaluation.keep_best=true)" in capsys.readouterr().err
     for bad, message in ((["--games", "poker"], "unknown game"), (["--run", "leduc"], "GAME=DIR"),
                          (["--stronger", "lcfr:x"], "SOLVER:T:DEPTH"),
                          (["--stronger-oracle", "lcfr:2"], "--stronger-oracle must be SOLVER:T:DEPTH")):

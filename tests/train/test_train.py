@@ -189,6 +189,11 @@ def test_config_mistakes_are_named(override, message):
         load_train_config(None, [override])
 
 
+def test_keep_best_without_evaluations_is_named():
+    with pytest.raises(ConfigError, match="evaluation.keep_best needs evaluations to choose from"):
+        load_train_config(None, ["evaluation.keep_best=true", "evaluation.every=0", "evaluation.final=false"])
+
+
 def test_selfplay_iterations_set_only_self_plays_solver(tmp_path, monkeypatch):
     """selfplay.iterations is the T of self-play's subgames; the run's evaluations, held-out
     labels and references keep search.iterations (the protocol)."""
@@ -294,6 +299,31 @@ def test_quick_training_learns(tmp_path):
     assert json.loads(ev.stdout)["mode_b"][-1]["exploitability"] == pytest.approx(end["exploitability"], abs=1e-12)
 
 
+def test_keep_best_keeps_the_net_with_the_lowest_in_run_figure(tmp_path):
+    """evaluation.keep_best: best.bin is the net of the evaluation with the lowest figure (the
+    random net's and the final one's included), byte for byte the snapshot of that epoch; every
+    evaluated epoch records the choice so far, and the summary names it."""
+    r = run_cli("train", "quick", *TINY, "selfplay.threads=1", "trainer.torch_threads=1", "run.epochs=6",
+                "run.snapshot_every=1", "evaluation.every=2", "evaluation.keep_best=true",
+                "evaluation.references=false", f"run.dir={tmp_path}", "run.name=b", "--json", timeout=300)
+    assert r.returncode == 0, r.stderr
+    summary = json.loads(r.stdout)
+    records = epochs_of(metrics(tmp_path / "b"))
+    figures = {e: rec["exploitability"] for e, rec in records.items() if "exploitability" in rec}
+    assert sorted(figures) == [0, 2, 4, 6]
+    chosen = min(figures, key=lambda e: (figures[e], e))
+    assert summary["best"]["epoch"] == chosen
+    assert summary["best"]["exploitability"] == figures[chosen]
+    assert summary["best"]["weights"] == str(tmp_path / "b" / "best.bin")
+    best = (tmp_path / "b" / "best.bin").read_bytes()
+    assert best == (tmp_path / "b" / "snapshots" / f"epoch_{chosen:06d}.bin").read_bytes()
+    for epoch in (2, 4, 6):  # the choice so far, as each evaluation left it
+        so_far = min((e for e in figures if e <= epoch), key=lambda e: (figures[e], e))
+        assert records[epoch]["best_epoch"] == so_far
+        assert records[epoch]["best_exploitability"] == figures[so_far]
+    assert load_checkpoint(tmp_path / "b" / "checkpoint.pt")["best"]["record"]["epoch"] == chosen
+
+
 def _train_process(args: list[str]) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
     return subprocess.Popen([sys.executable, "-m", "rebel", "train", *args], cwd=REPO_ROOT, env=env,
@@ -315,7 +345,8 @@ DETERMINISTIC = TINY + ["selfplay.threads=1", "trainer.torch_threads=1", "run.ep
                         "evaluation.references=false"]
 
 
-@pytest.mark.parametrize("extra", [[], ["trainer.ema_decay=0.99"]], ids=["plain", "weight-average"])
+@pytest.mark.parametrize("extra", [[], ["trainer.ema_decay=0.99"], ["evaluation.keep_best=true"]],
+                         ids=["plain", "weight-average", "keep-best"])
 def test_killed_run_resumes_exactly_like_an_uninterrupted_run(tmp_path, extra):
     full = run_cli("train", "quick", *DETERMINISTIC, *extra, f"run.dir={tmp_path}", "run.name=full", "--json",
                    timeout=300)
@@ -349,6 +380,9 @@ def test_killed_run_resumes_exactly_like_an_uninterrupted_run(tmp_path, extra):
             (tmp_path / "killed" / "snapshots" / name).read_bytes(), name
     assert (tmp_path / "full" / "snapshots" / "epoch_000006.bin").read_bytes() == a
     assert (tmp_path / "full" / "snapshots" / "epoch_000000.bin").read_bytes() != a
+    if "evaluation.keep_best=true" in extra:  # the chosen net survives the kill: the same in both runs
+        assert (tmp_path / "full" / "best.bin").read_bytes() == (tmp_path / "killed" / "best.bin").read_bytes()
+        assert json.loads(full.stdout)["best"]["epoch"] == json.loads(resumed.stdout)["best"]["epoch"]
 
 
 def test_ctrl_c_saves_a_checkpoint_and_the_run_resumes(tmp_path):

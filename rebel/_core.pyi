@@ -76,6 +76,11 @@ class Game:
     @property
     def query_size(self) -> int:
         ...
+    @property
+    def stake_feature(self) -> typing.Any:
+        """
+        (f, scale): public feature f times scale is the stake (poker: the pot per player) in value units, for stake-relative value nets; None when the game has none.
+        """
 class NodeKind:
     """
     Members:

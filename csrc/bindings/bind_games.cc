@@ -75,6 +75,13 @@ void bind_games(py::module_& m) {
       .def_property_readonly("perfect_information",
                              [](const Game& g) { return g.num_hands() == 1 && g.features_identify_state(); },
                              "One hand per player and public features that identify the position (evaluate_perfect_info applies).")
+      .def_property_readonly("stake_feature",
+                             [](const Game& g) -> py::object {
+                               if (g.stake_feature() < 0) return py::none();
+                               return py::make_tuple(g.stake_feature(), g.stake_feature_scale());
+                             },
+                             "(f, scale): public feature f times scale is the stake (poker: the pot per player) "
+                             "in value units, for stake-relative value nets; None when the game has none.")
       .def("description", &Game::description)
       .def("is_terminal", [](const Game& g, const History& h) { check_history(g, h); return g.is_terminal(h); })
       .def("player_to_act", [](const Game& g, const History& h) {

@@ -91,6 +91,12 @@ class Game {
   // to the same game from there on (a perfect-information game's position); lets
   // evaluate_perfect_info solve each state once.
   virtual bool features_identify_state() const { return false; }
+  // The stake of a public state, for value nets whose outputs are relative to it (poker:
+  // the pot per player, which values scale with): a public feature index f such that
+  // features[f] * stake_feature_scale() is the stake in the game's value units, > 0 at every
+  // state. -1 (the default): the game has no such feature.
+  virtual int stake_feature() const { return -1; }
+  virtual double stake_feature_scale() const { return 1.0; }
 
   virtual std::string action_name(Action action) const = 0;
   virtual std::string hand_name(int hand) const { return std::to_string(hand); }

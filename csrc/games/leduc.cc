@@ -225,6 +225,11 @@ class Leduc final : public Game {
     out[15] = static_cast<float>((s.spent[0] + s.spent[1]) / (2.0 * cap));
   }
 
+  // Feature 15, the mean commitment over the cap, times the cap: the pot per player (>= the
+  // ante everywhere; at the round's end, where the net is asked, both commitments are equal).
+  int stake_feature() const override { return 15; }
+  double stake_feature_scale() const override { return static_cast<double>(cap_); }
+
   std::string action_name(Action a) const override {
     if (a >= chance_base_) return card_name(a - chance_base_);
     switch (a) {

@@ -230,6 +230,16 @@ void MlpWeights::forward(const float* in, long batch, float* out) const {
     } else {
       forward_block_fp32(x, rows, o);
     }
+    if (shape_.stake_column >= 0) scale_by_stake(x, rows, o);
+  }
+}
+
+void MlpWeights::scale_by_stake(const float* x, int rows, float* out) const {
+  const int n_in = shape_.input_size, n_out = shape_.output_size;
+  for (int r = 0; r < rows; ++r) {
+    const float stake = x[static_cast<long>(r) * n_in + shape_.stake_column] * shape_.stake_scale;
+    float* o = out + static_cast<long>(r) * n_out;
+    for (int j = 0; j < n_out; ++j) o[j] *= stake;
   }
 }
 

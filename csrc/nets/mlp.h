@@ -64,6 +64,8 @@ class MlpWeights {
   void forward_block_fp32(const float* x, int rows, float* out) const;
   void forward_block_narrow(const float* x, int rows, float* out) const;  // bf16 or int16
   void head_forward(const float* x, long ldx, int rows, float* out) const;
+  // Multiplies each row's outputs by its stake (MlpShape::stake_column; version 2 weights).
+  void scale_by_stake(const float* x, int rows, float* out) const;
 
   MlpShape shape_;
   MlpKernels kernels_;

@@ -93,20 +93,43 @@ MlpParams parse_mlp_weights(const uint8_t* data, size_t size) {
                              std::to_string(kMlpHeaderSize));
   }
   const uint32_t version = read_u32(data + 8);
-  if (version != kMlpFormatVersion) {
+  if (version != 1 && version != 2) {
     throw WeightsFormatError("unsupported MLP weights format version " + std::to_string(version) +
-                             " (this build reads version " + std::to_string(kMlpFormatVersion) + ")");
+                             " (this build reads versions 1 and 2)");
   }
-  if (read_u32(data + 12) != kMlpHeaderSize) {
+  const size_t header_size = version == 1 ? kMlpHeaderSize : kMlpHeaderSizeV2;
+  if (read_u32(data + 12) != header_size) {
     throw WeightsFormatError("MLP weights: header size " + std::to_string(read_u32(data + 12)) + ", expected " +
-                             std::to_string(kMlpHeaderSize));
+                             std::to_string(header_size) + " for version " + std::to_string(version));
+  }
+  if (size < header_size) {
+    throw WeightsFormatError("MLP weights file truncated: " + std::to_string(size) + " bytes, the header alone is " +
+                             std::to_string(header_size));
   }
   const uint32_t input = read_u32(data + 16), output = read_u32(data + 20), hidden = read_u32(data + 24),
                  layers = read_u32(data + 28);
   const float eps = read_f32(data + 32);
   const uint32_t flags = read_u32(data + 36);
   const uint64_t count = read_u64(data + 40);
-  if (flags != 0) throw WeightsFormatError("MLP weights: unsupported flags " + std::to_string(flags));
+  const uint32_t expected_flags = version == 1 ? 0u : kMlpFlagStakeOutput;
+  if (flags != expected_flags) {
+    throw WeightsFormatError("MLP weights: unsupported flags " + std::to_string(flags) + " for version " +
+                             std::to_string(version) + " (expected " + std::to_string(expected_flags) + ")");
+  }
+  int stake_column = -1;
+  float stake_scale = 1.0f;
+  if (version == 2) {
+    const uint32_t column = read_u32(data + 48);
+    stake_scale = read_f32(data + 52);
+    if (column >= input) {
+      throw WeightsFormatError("MLP weights: stake column " + std::to_string(column) + " is not an input column (input " +
+                               std::to_string(input) + ")");
+    }
+    if (!std::isfinite(stake_scale) || stake_scale <= 0.0f) {
+      throw WeightsFormatError("MLP weights: stake scale must be finite and > 0, got " + std::to_string(stake_scale));
+    }
+    stake_column = static_cast<int>(column);
+  }
   if (input < 1 || input > kMaxDim || output < 1 || output > kMaxDim || hidden > kMaxDim || layers > kMaxLayers ||
       (layers > 0 && hidden < 1)) {
     throw WeightsFormatError("MLP weights: invalid dimensions (input " + std::to_string(input) + ", output " +
@@ -124,7 +147,7 @@ MlpParams parse_mlp_weights(const uint8_t* data, size_t size) {
     throw WeightsFormatError("MLP weights: header says " + std::to_string(count) + " payload floats but its dimensions need " +
                              std::to_string(expected));
   }
-  const uint64_t total = kMlpHeaderSize + 4 * expected + kMlpTrailerSize;
+  const uint64_t total = header_size + 4 * expected + kMlpTrailerSize;
   if (size < total) {
     throw WeightsFormatError("MLP weights file truncated: " + std::to_string(size) + " bytes, expected " +
                              std::to_string(total));
@@ -139,8 +162,8 @@ MlpParams parse_mlp_weights(const uint8_t* data, size_t size) {
 
   MlpParams params;
   params.shape = {static_cast<int>(input), static_cast<int>(output), static_cast<int>(hidden), static_cast<int>(layers),
-                  eps};
-  PayloadReader reader(data + kMlpHeaderSize, count);
+                  eps, stake_column, stake_scale};
+  PayloadReader reader(data + header_size, count);
   int in = static_cast<int>(input);
   for (uint32_t l = 0; l < layers; ++l) {
     const std::string name = "layer " + std::to_string(l);

@@ -15,8 +15,12 @@
 namespace rebel {
 
 inline constexpr char kMlpMagic[8] = {'R', 'E', 'B', 'E', 'L', 'M', 'L', 'P'};
-inline constexpr uint32_t kMlpFormatVersion = 1;
-inline constexpr size_t kMlpHeaderSize = 48;
+// Version 1: a plain MLP (48-byte header). Version 2 (56-byte header) adds an output scaled
+// per row by one input column, the stake (docs/weights_format.md); writers use it only then.
+inline constexpr uint32_t kMlpFormatVersion = 2;
+inline constexpr size_t kMlpHeaderSize = 48;    // version 1
+inline constexpr size_t kMlpHeaderSizeV2 = 56;  // version 2
+inline constexpr uint32_t kMlpFlagStakeOutput = 1;
 inline constexpr size_t kMlpTrailerSize = 4;  // CRC-32 of everything before it
 
 class WeightsFormatError : public std::invalid_argument {
@@ -41,6 +45,11 @@ struct MlpShape {
   int hidden_size = 0;
   int num_layers = 0;  // hidden (Linear -> LayerNorm -> GELU) blocks before the head
   float layer_norm_eps = 1e-5f;
+  // Stake-relative output (version 2): every output of a row is multiplied by
+  // in[stake_column] * stake_scale, so the head predicts values per unit of stake (in poker
+  // the pot per player). -1: none (version 1).
+  int stake_column = -1;
+  float stake_scale = 1.0f;
 };
 
 // Parameters in torch layout: Linear weight [out][in] row-major.

@@ -33,6 +33,10 @@ MlpPolicyNet::MlpPolicyNet(GamePtr game, MlpWeightsPtr weights)
 
 void MlpPolicyNet::check_fits(const MlpWeights& weights) const {
   const MlpShape& s = weights.shape();
+  if (s.stake_column >= 0) {
+    throw std::invalid_argument("policy net weights scale their outputs by a stake column (input " +
+                                std::to_string(s.stake_column) + "): that is a stake-relative value net, not a policy net");
+  }
   if (s.input_size == input_size_ && s.output_size == output_size_) return;
   const int H = game_->num_hands();
   std::string msg = "policy net weights have input size " + std::to_string(s.input_size) + " / output size " +

@@ -73,6 +73,10 @@ class ModelSection:
     # The unit of the net's outputs (ValueMLP.value_scale); null: the game's own
     # (rebel.games.units.value_unit: the ante in no-limit Leduc, 1 in every other game).
     value_scale: Optional[float] = None
+    # Outputs relative to the stake (ValueMLP.stake_column): the head predicts values per unit
+    # of the pot per player, which the net multiplies back in; games with a stake feature only
+    # (the poker games, Game.stake_feature).
+    stake_relative: bool = False
 
 
 @dataclass
@@ -236,6 +240,9 @@ def check(config: TrainConfig) -> None:
          f"model.hidden must be >= 1 and model.layers >= 0, got {config.model.hidden}, {config.model.layers}"),
         (config.model.value_scale is None or (math.isfinite(config.model.value_scale) and config.model.value_scale > 0),
          f"model.value_scale must be > 0 or null, got {config.model.value_scale}"),
+        (not config.model.stake_relative or game_of(config).stake_feature is not None,
+         f"model.stake_relative: {game_of(config).description()} has no stake feature "
+         "(only the poker games have one)"),
         (math.isfinite(t.lr) and t.lr > 0, f"trainer.lr must be > 0, got {t.lr}"),
         (t.lr_halving_epochs >= 1 and t.lr_max_halvings >= 0, "trainer.lr_halving_epochs must be >= 1 and "
          "trainer.lr_max_halvings >= 0"),

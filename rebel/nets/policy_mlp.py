@@ -63,11 +63,14 @@ class PolicyMLP(ValueMLP):
 
     @classmethod
     def for_game(cls, game: "Game", hidden: int = 256, layers: int = 2,
-                 value_scale: float = 1.0) -> "PolicyMLP":
+                 value_scale: float = 1.0, stake_relative: bool = False) -> "PolicyMLP":
         """A policy network sized for ``game``'s query rows, hands and actions (``value_scale``
-        is accepted for the signature's sake and must be 1: logits have no unit)."""
+        and ``stake_relative`` are accepted for the signature's sake and must keep their
+        defaults: logits have no unit)."""
         if value_scale != 1.0:
             raise ValueError("a policy net has no value scale (its outputs are logits)")
+        if stake_relative:
+            raise ValueError("a policy net has no stake-relative output (its outputs are logits)")
         return cls(query_size(game), int(game.num_hands), int(game.num_actions), hidden=hidden, layers=layers)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -145,6 +148,9 @@ def policy_weights_from_bytes(data: bytes, game: "Game") -> PolicyMLP:
     """Rebuilds a :class:`PolicyMLP` (float32, CPU) of ``game`` from serialised weights
     (ValueError if malformed or sized for another game, or a value net's)."""
     header = read_header(bytes(data))
+    if header.stake_column >= 0:
+        raise ValueError("these weights scale their outputs by a stake column: a stake-relative value net, "
+                         "not a policy net")
     check_policy_shape(header.input_size, header.output_size, game)
     header, payload = payload_from_bytes(data)
     model = PolicyMLP(header.input_size, int(game.num_hands), int(game.num_actions),

@@ -44,6 +44,11 @@ class ValueMLP(nn.Module):
             game whose values run to hundreds of chips (no-limit Leduc) trains a head of
             order one. It is folded into the head when the weights are exported (the weights
             file has no scale; a net read back from one has value_scale 1).
+        stake_column: an input column (-1: none) whose value, times ``stake_scale``, multiplies
+            every output of its row: the head then predicts values per unit of stake (poker:
+            per chip of the pot per player, ``game.stake_feature``), so pots of every size ask
+            the same range of it. Kept in the weights file (format version 2).
+        stake_scale: see ``stake_column``.
     """
 
     def __init__(
@@ -54,6 +59,8 @@ class ValueMLP(nn.Module):
         layers: int = 2,
         layer_norm_eps: float = 1e-5,
         value_scale: float = 1.0,
+        stake_column: int = -1,
+        stake_scale: float = 1.0,
     ) -> None:
         super().__init__()
         for name, value, low in (("input_size", input_size, 1), ("output_size", output_size, 1),
@@ -70,6 +77,12 @@ class ValueMLP(nn.Module):
         self.layers = layers
         self.layer_norm_eps = float(layer_norm_eps)
         self.value_scale = float(value_scale)
+        if not (isinstance(stake_column, int) and -1 <= stake_column < input_size):
+            raise ValueError(f"stake_column must be -1 or an input column (< {input_size}), got {stake_column!r}")
+        if not (isinstance(stake_scale, (int, float)) and math.isfinite(stake_scale) and stake_scale > 0):
+            raise ValueError(f"stake_scale must be a finite number > 0, got {stake_scale!r}")
+        self.stake_column = stake_column
+        self.stake_scale = float(stake_scale)
 
         blocks: List[nn.Module] = []
         width = input_size
@@ -80,9 +93,20 @@ class ValueMLP(nn.Module):
         self.head = nn.Linear(width, output_size)
 
     @classmethod
-    def for_game(cls, game: "Game", hidden: int = 256, layers: int = 2, value_scale: float = 1.0) -> "ValueMLP":
-        """A network sized for ``game``'s query rows and hands."""
-        return cls(query_size(game), int(game.num_hands), hidden=hidden, layers=layers, value_scale=value_scale)
+    def for_game(cls, game: "Game", hidden: int = 256, layers: int = 2, value_scale: float = 1.0,
+                 stake_relative: bool = False) -> "ValueMLP":
+        """A network sized for ``game``'s query rows and hands; ``stake_relative``: its outputs
+        are multiplied by the stake of the query's public state (``game.stake_feature``, in
+        units of ``value_scale``). ValueError if the game has no stake feature."""
+        stake_column, stake_scale = -1, 1.0
+        if stake_relative:
+            stake = game.stake_feature
+            if stake is None:
+                raise ValueError(f"{game.description()} has no stake feature for a stake-relative value net "
+                                 "(only the poker games have one)")
+            stake_column, stake_scale = 2 + int(stake[0]), float(stake[1]) / value_scale
+        return cls(query_size(game), int(game.num_hands), hidden=hidden, layers=layers, value_scale=value_scale,
+                   stake_column=stake_column, stake_scale=stake_scale)
 
     def blocks(self) -> List[Tuple[nn.Linear, nn.LayerNorm]]:
         """The (Linear, LayerNorm) pair of every hidden block, input side first."""
@@ -92,6 +116,8 @@ class ValueMLP(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """``x``: [batch, input_size] -> [batch, output_size], in the game's units."""
         out = self.head(self.body(x))
+        if self.stake_column >= 0:
+            out = out * (x[:, self.stake_column: self.stake_column + 1] * self.stake_scale)
         return out if self.value_scale == 1.0 else out * self.value_scale
 
 
@@ -152,14 +178,15 @@ def weights_to_bytes(model: ValueMLP) -> bytes:
             arrays[-2] = arrays[-2] * np.float32(model.value_scale)
             arrays[-1] = arrays[-1] * np.float32(model.value_scale)
     return weights_from_arrays(model.input_size, model.output_size, model.hidden, model.layers, arrays,
-                               model.layer_norm_eps)
+                               model.layer_norm_eps, model.stake_column, model.stake_scale)
 
 
 def weights_from_bytes(data: bytes) -> ValueMLP:
     """Rebuilds a :class:`ValueMLP` (float32, CPU) from serialised weights (ValueError if malformed)."""
     header, payload = payload_from_bytes(data)
     model = ValueMLP(header.input_size, header.output_size, hidden=max(header.hidden_size, 1),
-                     layers=header.num_layers, layer_norm_eps=header.layer_norm_eps)
+                     layers=header.num_layers, layer_norm_eps=header.layer_norm_eps,
+                     stake_column=header.stake_column, stake_scale=header.stake_scale)
     fill_parameters(model, payload)
     return model
 

@@ -1,7 +1,8 @@
 """The native binary format of value-net weights (torch-free).
 
-The format (``docs/weights_format.md``) is a 48-byte little-endian header, the parameters
-as float32 little-endian in a fixed order, and a CRC-32 of everything before it. It holds
+The format (``docs/weights_format.md``) is a little-endian header (48 bytes in version 1; 56 in
+version 2, which adds a stake-relative output), the parameters as float32 little-endian in a
+fixed order, and a CRC-32 of everything before it. It holds
 no code (unlike pickle) and is what the C++ :class:`rebel._core.MlpValueNet` loads.
 Malformed data raises ValueError here exactly as it does in C++.
 
@@ -19,9 +20,12 @@ from typing import Any, List, Sequence
 import numpy as np
 
 MAGIC = b"REBELMLP"
-VERSION = 1
+VERSION = 2  # the newest version read; a net without a stake column is written as version 1
 _HEADER = struct.Struct("<8sIIIIIIfIQ")  # magic, version, header size, in, out, hidden, layers, eps, flags, count
-HEADER_SIZE = _HEADER.size  # 48
+HEADER_SIZE = _HEADER.size  # 48, version 1
+_STAKE = struct.Struct("<If")  # version 2: the stake column, the stake scale
+HEADER_SIZE_V2 = HEADER_SIZE + _STAKE.size  # 56
+FLAG_STAKE_OUTPUT = 1  # version 2's flags: outputs multiplied by in[stake_column] * stake_scale
 _TRAILER = struct.Struct("<I")  # CRC-32 (zlib.crc32) of header + payload
 _MAX_DIM = 1 << 24
 _MAX_LAYERS = 64
@@ -37,6 +41,13 @@ class WeightsHeader:
     num_layers: int
     layer_norm_eps: float
     payload_floats: int
+    stake_column: int = -1  # version 2: each row's outputs times in[stake_column] * stake_scale
+    stake_scale: float = 1.0
+
+    @property
+    def header_size(self) -> int:
+        """48 for a plain net (version 1), 56 for a stake-relative one (version 2)."""
+        return HEADER_SIZE if self.stake_column < 0 else HEADER_SIZE_V2
 
     def expected_payload_floats(self) -> int:
         """Number of float32 parameters the dimensions imply."""
@@ -48,18 +59,24 @@ class WeightsHeader:
 
     def file_size(self) -> int:
         """Exact size in bytes of a file with this header."""
-        return HEADER_SIZE + 4 * self.expected_payload_floats() + _TRAILER.size
+        return self.header_size + 4 * self.expected_payload_floats() + _TRAILER.size
 
 
 def weights_from_arrays(input_size: int, output_size: int, hidden: int, layers: int,
-                        parameters: Sequence[np.ndarray], layer_norm_eps: float = 1e-5) -> bytes:
+                        parameters: Sequence[np.ndarray], layer_norm_eps: float = 1e-5,
+                        stake_column: int = -1, stake_scale: float = 1.0) -> bytes:
     """Serialises parameters given as arrays, in file order (no torch needed).
 
     ``parameters``: per hidden block the Linear weight [hidden, fan_in] and bias [hidden],
     the LayerNorm weight and bias [hidden]; then the head weight [output_size, fan_in] and
-    bias [output_size] (fan_in is input_size for the first block, hidden after). Raises
-    ValueError on a wrong count, a wrong size or a non-finite value.
+    bias [output_size] (fan_in is input_size for the first block, hidden after).
+    ``stake_column`` >= 0 writes version 2: every output of a row is multiplied by
+    ``row[stake_column] * stake_scale``. Raises ValueError on a wrong count, a wrong size, a
+    non-finite value or a stake column that is not an input column.
     """
+    if stake_column >= 0 and not (stake_column < input_size and np.isfinite(stake_scale) and stake_scale > 0):
+        raise ValueError(f"stake column {stake_column} must be an input column (< {input_size}) with a finite "
+                         f"stake scale > 0, got {stake_scale}")
     expected = _parameter_sizes(input_size, output_size, hidden, layers)
     if len(parameters) != len(expected):
         raise ValueError(f"expected {len(expected)} parameter arrays for {layers} hidden layers, got {len(parameters)}")
@@ -70,8 +87,13 @@ def weights_from_arrays(input_size: int, output_size: int, hidden: int, layers: 
     payload = np.concatenate(arrays).astype("<f4", copy=False)
     if not np.all(np.isfinite(payload)):
         raise ValueError("model has non-finite parameters (NaN or inf); refusing to export")
-    body = _HEADER.pack(MAGIC, VERSION, HEADER_SIZE, input_size, output_size, hidden, layers,
-                        layer_norm_eps, 0, payload.size) + payload.tobytes()
+    if stake_column < 0:
+        head = _HEADER.pack(MAGIC, 1, HEADER_SIZE, input_size, output_size, hidden, layers, layer_norm_eps, 0,
+                            payload.size)
+    else:
+        head = _HEADER.pack(MAGIC, 2, HEADER_SIZE_V2, input_size, output_size, hidden, layers, layer_norm_eps,
+                            FLAG_STAKE_OUTPUT, payload.size) + _STAKE.pack(stake_column, stake_scale)
+    body = head + payload.tobytes()
     return body + _TRAILER.pack(zlib.crc32(body))
 
 
@@ -82,17 +104,27 @@ def read_header(data: bytes) -> WeightsHeader:
     if len(data) < HEADER_SIZE:
         raise ValueError(f"MLP weights file truncated: {len(data)} bytes, the header alone is {HEADER_SIZE}")
     _, version, header_size, n_in, n_out, hidden, layers, eps, flags, count = _HEADER.unpack_from(data)
-    if version != VERSION:
-        raise ValueError(f"unsupported MLP weights format version {version} (this reads version {VERSION})")
-    if header_size != HEADER_SIZE or flags != 0:
-        raise ValueError(f"MLP weights: unsupported header (size {header_size}, flags {flags})")
+    if version not in (1, 2):
+        raise ValueError(f"unsupported MLP weights format version {version} (this reads versions 1 and 2)")
+    expected_size, expected_flags = (HEADER_SIZE, 0) if version == 1 else (HEADER_SIZE_V2, FLAG_STAKE_OUTPUT)
+    if header_size != expected_size or flags != expected_flags:
+        raise ValueError(f"MLP weights: unsupported header for version {version} (size {header_size}, flags {flags})")
+    stake_column, stake_scale = -1, 1.0
+    if version == 2:
+        if len(data) < HEADER_SIZE_V2:
+            raise ValueError(f"MLP weights file truncated: {len(data)} bytes, the header alone is {HEADER_SIZE_V2}")
+        stake_column, stake_scale = _STAKE.unpack_from(data, HEADER_SIZE)
+        if stake_column >= n_in:
+            raise ValueError(f"MLP weights: stake column {stake_column} is not an input column (input {n_in})")
+        if not (np.isfinite(stake_scale) and stake_scale > 0):
+            raise ValueError(f"MLP weights: stake scale must be finite and > 0, got {stake_scale}")
     if not (1 <= n_in <= _MAX_DIM and 1 <= n_out <= _MAX_DIM and hidden <= _MAX_DIM and layers <= _MAX_LAYERS
             and (layers == 0 or hidden >= 1)):
         raise ValueError(f"MLP weights: invalid dimensions (input {n_in}, output {n_out}, hidden {hidden}, "
                          f"layers {layers})")
     if not (np.isfinite(eps) and eps > 0):
         raise ValueError(f"MLP weights: layer norm eps must be finite and > 0, got {eps}")
-    header = WeightsHeader(n_in, n_out, hidden, layers, float(eps), count)
+    header = WeightsHeader(n_in, n_out, hidden, layers, float(eps), count, int(stake_column), float(stake_scale))
     if count != header.expected_payload_floats():
         raise ValueError(f"MLP weights: header says {count} payload floats but its dimensions need "
                          f"{header.expected_payload_floats()}")
@@ -121,6 +153,9 @@ def check_policy_shape(input_size: int, output_size: int, game: Any) -> None:
 def read_policy_weights(data: bytes, game: Any) -> bytes:
     """``data`` if it is a valid policy-net weights file for ``game`` (ValueError otherwise)."""
     header, _ = payload_from_bytes(data)
+    if header.stake_column >= 0:
+        raise ValueError("these weights scale their outputs by a stake column: a stake-relative value net, "
+                         "not a policy net")
     check_policy_shape(header.input_size, header.output_size, game)
     return bytes(data)
 
@@ -134,7 +169,7 @@ def payload_from_bytes(data: bytes) -> tuple[WeightsHeader, np.ndarray]:
     (stored_crc,) = _TRAILER.unpack_from(data, body_size)
     if zlib.crc32(data[:body_size]) != stored_crc:
         raise ValueError("MLP weights file corrupted: CRC-32 checksum mismatch")
-    payload = np.frombuffer(data, dtype="<f4", count=header.payload_floats, offset=HEADER_SIZE)
+    payload = np.frombuffer(data, dtype="<f4", count=header.payload_floats, offset=header.header_size)
     if not np.all(np.isfinite(payload)):
         raise ValueError("MLP weights: payload contains non-finite values")
     return header, payload.astype(np.float32)
@@ -155,7 +190,8 @@ def average_weights(files: Sequence[bytes]) -> bytes:
             raise ValueError(f"average_weights: net {i} has another architecture ({header}) than net 0 ({first})")
         total += payload
     return weights_from_arrays(first.input_size, first.output_size, first.hidden_size, first.num_layers,
-                               _split(total / len(files), first), first.layer_norm_eps)
+                               _split(total / len(files), first), first.layer_norm_eps,
+                               first.stake_column, first.stake_scale)
 
 
 def _split(payload: np.ndarray, header: WeightsHeader) -> List[np.ndarray]:

@@ -113,7 +113,8 @@ class Training:
         seed = config.selfplay.seed
         torch.manual_seed(seed)
         scale = config.model.value_scale if config.model.value_scale is not None else value_unit(self.game)
-        model = ValueMLP.for_game(self.game, hidden=config.model.hidden, layers=config.model.layers, value_scale=scale)
+        model = ValueMLP.for_game(self.game, hidden=config.model.hidden, layers=config.model.layers, value_scale=scale,
+                                  stake_relative=config.model.stake_relative)
         self.trainer = Trainer(model, config.trainer)
         self.native = to_native(self.trainer.inference_model(), self.game, precision=config.search.precision)
         self.kernel = native_kernel(self.native)  # recorded in every metrics row (with ray: the actors')

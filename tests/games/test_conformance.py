@@ -569,6 +569,20 @@ def test_tree_size_matches_the_known_counts(case):
                                       known["terminal_by_depth"])
 
 
+@cases()
+def test_stake_feature_is_a_positive_public_feature(case):
+    """A game's stake (``Game.stake_feature``, which stake-relative value nets multiply their
+    outputs by) is a public feature, positive at every checked node; a game without one says None."""
+    game, tree = game_of(case), tree_of(case)
+    stake = game.stake_feature
+    if stake is None:
+        return
+    column, scale = stake
+    assert 0 <= column < game.feature_size and scale > 0
+    for n in _nodes_to_check(tree, full=False):
+        assert game.public_features(tree.history(int(n)))[column] * scale > 0
+
+
 # ------------------------------------------------------------------------- the rules
 
 @cases(KNOWN_CASES)

@@ -207,7 +207,7 @@ def corrupted_files(good: bytes):
     bad_crc = bytearray(good)
     bad_crc[-1] ^= 0xFF
     body = bytearray(good[:-4])
-    struct.pack_into("<I", body, 8, 2)
+    struct.pack_into("<I", body, 8, 3)
     bad_version = with_crc(bytes(body))
     body = bytearray(good[:-4])
     struct.pack_into("<I", body, 24, 128)

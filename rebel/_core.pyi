@@ -77,7 +77,7 @@ class Game:
     def query_size(self) -> int:
         ...
     @property
-    def stake_feature(self) -> typing.Any:
+    def stake_feature(self) -> tuple[int, float] | None:
         """
         (f, scale): public feature f times scale is the stake (poker: the pot per player) in value units, for stake-relative value nets; None when the game has none.
         """

@@ -5,6 +5,8 @@
 
 #include <climits>
 #include <memory>
+#include <optional>
+#include <utility>
 
 #include "bindings/common.h"
 #include "core/registry.h"
@@ -76,9 +78,9 @@ void bind_games(py::module_& m) {
                              [](const Game& g) { return g.num_hands() == 1 && g.features_identify_state(); },
                              "One hand per player and public features that identify the position (evaluate_perfect_info applies).")
       .def_property_readonly("stake_feature",
-                             [](const Game& g) -> py::object {
-                               if (g.stake_feature() < 0) return py::none();
-                               return py::make_tuple(g.stake_feature(), g.stake_feature_scale());
+                             [](const Game& g) -> std::optional<std::pair<int, double>> {
+                               if (g.stake_feature() < 0) return std::nullopt;
+                               return std::make_pair(g.stake_feature(), g.stake_feature_scale());
                              },
                              "(f, scale): public feature f times scale is the stake (poker: the pot per player) "
                              "in value units, for stake-relative value nets; None when the game has none.")

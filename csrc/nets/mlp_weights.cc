@@ -93,9 +93,9 @@ MlpParams parse_mlp_weights(const uint8_t* data, size_t size) {
                              std::to_string(kMlpHeaderSize));
   }
   const uint32_t version = read_u32(data + 8);
-  if (version != 1 && version != 2) {
+  if (version < 1 || version > kMlpFormatVersion) {
     throw WeightsFormatError("unsupported MLP weights format version " + std::to_string(version) +
-                             " (this build reads versions 1 and 2)");
+                             " (this build reads versions 1 to " + std::to_string(kMlpFormatVersion) + ")");
   }
   const size_t header_size = version == 1 ? kMlpHeaderSize : kMlpHeaderSizeV2;
   if (read_u32(data + 12) != header_size) {

@@ -148,10 +148,7 @@ def policy_weights_from_bytes(data: bytes, game: "Game") -> PolicyMLP:
     """Rebuilds a :class:`PolicyMLP` (float32, CPU) of ``game`` from serialised weights
     (ValueError if malformed or sized for another game, or a value net's)."""
     header = read_header(bytes(data))
-    if header.stake_column >= 0:
-        raise ValueError("these weights scale their outputs by a stake column: a stake-relative value net, "
-                         "not a policy net")
-    check_policy_shape(header.input_size, header.output_size, game)
+    check_policy_shape(header.input_size, header.output_size, game, header.stake_column)
     header, payload = payload_from_bytes(data)
     model = PolicyMLP(header.input_size, int(game.num_hands), int(game.num_actions),
                       hidden=max(header.hidden_size, 1), layers=header.num_layers,

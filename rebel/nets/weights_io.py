@@ -104,8 +104,8 @@ def read_header(data: bytes) -> WeightsHeader:
     if len(data) < HEADER_SIZE:
         raise ValueError(f"MLP weights file truncated: {len(data)} bytes, the header alone is {HEADER_SIZE}")
     _, version, header_size, n_in, n_out, hidden, layers, eps, flags, count = _HEADER.unpack_from(data)
-    if version not in (1, 2):
-        raise ValueError(f"unsupported MLP weights format version {version} (this reads versions 1 and 2)")
+    if not 1 <= version <= VERSION:
+        raise ValueError(f"unsupported MLP weights format version {version} (this reads versions 1 to {VERSION})")
     expected_size, expected_flags = (HEADER_SIZE, 0) if version == 1 else (HEADER_SIZE_V2, FLAG_STAKE_OUTPUT)
     if header_size != expected_size or flags != expected_flags:
         raise ValueError(f"MLP weights: unsupported header for version {version} (size {header_size}, flags {flags})")
@@ -135,10 +135,14 @@ def read_header(data: bytes) -> WeightsHeader:
     return header
 
 
-def check_policy_shape(input_size: int, output_size: int, game: Any) -> None:
+def check_policy_shape(input_size: int, output_size: int, game: Any, stake_column: int = -1) -> None:
     """ValueError unless a net of these sizes is a policy net of ``game`` (input
-    ``game.query_size``, output ``num_hands * num_actions``, laid out [hand][action]); the
-    message says what the file looks like instead (a value net's output is ``num_hands``)."""
+    ``game.query_size``, output ``num_hands * num_actions``, laid out [hand][action], no stake
+    column); the message says what the file looks like instead (a value net's output is
+    ``num_hands``; a stake column makes it a stake-relative value net)."""
+    if stake_column >= 0:
+        raise ValueError("these weights scale their outputs by a stake column: a stake-relative value net, "
+                         "not a policy net")
     q, h, a = int(game.query_size), int(game.num_hands), int(game.num_actions)
     if input_size == q and output_size == h * a:
         return
@@ -153,10 +157,7 @@ def check_policy_shape(input_size: int, output_size: int, game: Any) -> None:
 def read_policy_weights(data: bytes, game: Any) -> bytes:
     """``data`` if it is a valid policy-net weights file for ``game`` (ValueError otherwise)."""
     header, _ = payload_from_bytes(data)
-    if header.stake_column >= 0:
-        raise ValueError("these weights scale their outputs by a stake column: a stake-relative value net, "
-                         "not a policy net")
-    check_policy_shape(header.input_size, header.output_size, game)
+    check_policy_shape(header.input_size, header.output_size, game, header.stake_column)
     return bytes(data)
 
 

@@ -42,6 +42,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
+from rebel.train.rundir import RunDirectory
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 FORMAT = 1
@@ -164,10 +166,8 @@ def summary(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
 
 
 def read_metrics(run_dir: Path) -> List[Dict[str, Any]]:
-    path = run_dir / "metrics.jsonl"
-    if not path.is_file():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    """The run's metrics records (a line cut by a crash is skipped, as the trainer does)."""
+    return RunDirectory(run_dir).read_metrics()
 
 
 def train(game_name: str, run_dir: Path, overrides: Sequence[str]) -> None:
@@ -184,7 +184,7 @@ def train(game_name: str, run_dir: Path, overrides: Sequence[str]) -> None:
     subprocess.run(cmd, check=True)
 
 
-def run_facts(run_dir: Path, net_file: str = "weights.bin") -> Dict[str, Any]:
+def run_facts(run_dir: Path, net_file: str = RunDirectory.WEIGHTS) -> Dict[str, Any]:
     """What the table says about the run: its end, examples and minutes (final record, or the
     last epoch for a run stopped by Ctrl-C), and with ``best.bin`` the net it chose."""
     rows = read_metrics(run_dir)
@@ -193,12 +193,12 @@ def run_facts(run_dir: Path, net_file: str = "weights.bin") -> Dict[str, Any]:
     if last is None:
         raise Refused(f"{run_dir}: no trained epoch in metrics.jsonl")
     if not (run_dir / net_file).is_file():
-        raise Refused(f"{run_dir}: no {net_file}"
-                      + (" (the run was not trained with evaluation.keep_best=true)" if net_file == "best.bin" else ""))
+        hint = " (the run was not trained with evaluation.keep_best=true)" if net_file == RunDirectory.BEST else ""
+        raise Refused(f"{run_dir}: no {net_file}{hint}")
     facts = {"run_dir": str(run_dir), "epoch": last["epoch"], "examples_generated": last["examples_generated"],
              "examples_trained": last.get("examples_trained"), "wall_minutes": last["wall_seconds"] / 60,
              "finished": final is not None, "net": net_file}
-    if net_file == "best.bin":
+    if net_file == RunDirectory.BEST:
         chosen = (final or {}).get("best")
         if chosen is None:
             raise Refused(f"{run_dir}: best.bin but no finished run's choice in metrics.jsonl (finish the run first)")
@@ -232,8 +232,8 @@ def game_table(game_name: str, args: argparse.Namespace, out: Path) -> Dict[str,
     if game_name not in args.runs and not args.no_train:
         train(game_name, run_dir, args.train_overrides)
     nets = {"zero": "zero", "oracle": "oracle"}
-    net_file = "best.bin" if args.net == "best" else "weights.bin"
-    if (run_dir / "weights.bin").is_file():
+    net_file = RunDirectory.BEST if args.net == "best" else RunDirectory.WEIGHTS
+    if (run_dir / RunDirectory.WEIGHTS).is_file():
         result["run"] = run_facts(run_dir, net_file)
         nets["trained"] = str(run_dir / net_file)
     for label, net in nets.items():

@@ -891,3 +891,44 @@ def test_leaf_query_error_is_zero_for_exact_values_and_finds_the_nets_error(tmp_
     assert saved["rows_labelled"] == 780 and saved["weighted_mae"] == pytest.approx(0.193, abs=1e-3)
     assert saved["per_leaf_second_half"][0]["weighted_abs"] >= saved["per_leaf_second_half"][-1]["weighted_abs"]
     assert "| pretrained:leduc | 64 | 780 |" in capsys.readouterr().out
+
+
+def test_leaf_query_finetune_measures_each_round_and_fits_the_labels(tmp_path):
+    """experiments/leaf_query_finetune.py on limit Leduc: round 0's error at the search's own
+    leaf queries is leaf_query_error.py's measure of the same net and settings (same queries,
+    same exact labels); fine-tuning on labelled queries lowers the loss on them; --quick writes
+    every round's net and record."""
+    import numpy as np
+    import torch
+
+    from rebel.games import game_from_config
+    from rebel.nets.pretrained import resolve_net
+    from rebel.nets.value_mlp import load_weights, to_native
+
+    finetune, measure = load("leaf_query_finetune"), load("leaf_query_error")
+    game = game_from_config({"name": "leduc"})
+    model = load_weights(resolve_net("pretrained:leduc"))
+    native = to_native(model, game, precision="fp32")
+    tree, batches = measure.record_root_search(game, native.forward, "lcfr", 10, 32)
+    rows, exact, predicted = finetune.label_batches(game, tree, batches, 32, 3)
+    reference = measure.leaf_errors(game, tree, batches, 32, 3)
+    assert len(rows) == reference["rows_labelled"] > 0
+    # (the beliefs are normalised from float32 rows here, in float64 there)
+    assert finetune.weighted_mae(game, rows, exact, predicted) == pytest.approx(reference["weighted_mae"], rel=1e-6)
+    assert finetune.weighted_mae(game, rows, exact, exact) == 0.0
+
+    def loss() -> float:
+        with torch.no_grad():
+            out = model(torch.from_numpy(rows)).double().numpy()
+        return float(np.mean(np.abs(out - exact)))
+
+    before = loss()
+    finetune.fine_tune(model, rows, exact, epochs=30, lr=1e-3, batch_size=256, unit=1.0, seed=0)
+    assert loss() < 0.7 * before
+
+    assert finetune.main(["--quick", "--out", str(tmp_path)]) == 0
+    saved = json.loads((tmp_path / "rounds.json").read_text())
+    assert [r["round"] for r in saved["rounds"]] == [0, 1, 2]
+    assert saved["rounds"][0]["weighted_mae"] == pytest.approx(reference["weighted_mae"], rel=1e-6)
+    assert "train_loss" in saved["rounds"][1] and "train_loss" not in saved["rounds"][2]
+    assert all((tmp_path / f"round_{r}.bin").is_file() for r in range(3))

@@ -932,3 +932,50 @@ def test_leaf_query_finetune_measures_each_round_and_fits_the_labels(tmp_path):
     assert saved["rounds"][0]["weighted_mae"] == pytest.approx(reference["weighted_mae"], rel=1e-6)
     assert "train_loss" in saved["rounds"][1] and "train_loss" not in saved["rounds"][2]
     assert all((tmp_path / f"round_{r}.bin").is_file() for r in range(3))
+
+
+def test_suit_symmetry_leaves_exact_values_unchanged_and_makes_a_net_equivariant():
+    """experiments/suit_symmetry.py's swap is the game's own: exact leaf values (the oracle)
+    at the root search's queries are unchanged by the symmetrisation (every suit-swapped query
+    is another leaf of the tree, with the swapped values), and the symmetrised trained net
+    answers a suit-swapped query with its answer swapped, which the net alone does not."""
+    import numpy as np
+
+    from rebel import _core
+    from rebel.games import game_from_config
+    from rebel.nets.pretrained import resolve_net
+
+    script, measure = load("suit_symmetry"), load("leaf_query_error")
+    game = game_from_config({"name": "leduc"})
+    H, F = game.num_hands, game.feature_size
+    perm = script.suit_swap(game)
+    assert perm.tolist() == [1, 0, 3, 2, 5, 4]
+    tree = _core.build_tree(game, [], 10, True)
+    leaves = measure.leaf_histories(game, tree)
+    oracle = _core.OracleNet(game, "lcfr", 64)
+
+    def exact(rows):
+        out = []
+        for row in rows:
+            history = leaves[(float(row[0]),) + tuple(row[2:2 + F].tolist())]
+            b = [row[2 + F + p * H:2 + F + (p + 1) * H].astype(np.float64) for p in range(2)]
+            out.append(_core.net_values(oracle, game, [history], int(row[1]), b[0] / b[0].sum(), b[1] / b[1].sum())[0])
+        return np.array(out)
+
+    _, batches = measure.record_root_search(game, exact, "lcfr", 10, 4)
+    rows = np.concatenate([rows for rows, _ in batches])
+    boards = {int(np.argmax(row[2 + script.BOARD_FEATURE:2 + script.BOARD_FEATURE + H])) for row in rows}
+    assert boards == set(range(H))  # every board card is queried, so the swap meets both suits
+    np.testing.assert_allclose(script.symmetric(game, exact)(rows), exact(rows), rtol=0, atol=1e-9)
+
+    net = _core.MlpValueNet(game, resolve_net("pretrained:leduc"), precision="fp32")
+    swap_rows = np.arange(2 + F + 2 * H)
+    swap_rows[2 + script.BOARD_FEATURE:2 + script.BOARD_FEATURE + H] = 2 + script.BOARD_FEATURE + perm
+    for p in range(2):
+        swap_rows[2 + F + p * H:2 + F + (p + 1) * H] = 2 + F + p * H + perm
+    swapped = np.ascontiguousarray(rows[:, swap_rows])
+    symmetric_net = script.symmetric(game, net.forward)
+    np.testing.assert_allclose(symmetric_net(swapped), symmetric_net(rows)[:, perm], rtol=0, atol=1e-4)
+    assert np.abs(net.forward(swapped) - net.forward(rows)[:, perm]).max() > 1e-3
+    with pytest.raises(ValueError, match="needs a Leduc game"):
+        script.suit_swap(game_from_config({"name": "kuhn"}))

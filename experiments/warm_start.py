@@ -42,7 +42,7 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Dict, List, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 import torch
@@ -425,6 +425,19 @@ def run_cell(cell: str, out: Path, args: argparse.Namespace) -> Dict[str, Any]:
             "speed": json.loads(speed_json.read_text()) if speed_json.exists() else None}
 
 
+def saved_cell(folder: Path) -> Optional[Dict[str, Any]]:
+    """A cell's record from its files alone (nothing computed): what the report shows for the
+    cells not named in ``--cells``, so a run on one cell does not drop the others' rows. None
+    where the folder holds no evaluated cell (a ``--run`` folder, for one)."""
+    eval_json, train_json, speed_json = folder / "eval.json", folder / "train.json", folder / "speed.json"
+    if not (eval_json.is_file() and train_json.is_file() and (TABLE2 / folder.name / "eval.json").is_file()):
+        return None
+    saved = json.loads(eval_json.read_text())
+    return {"cell": folder.name, "repeats": saved["repeats"], "rows": saved["rows"],
+            "train": json.loads(train_json.read_text()),
+            "speed": json.loads(speed_json.read_text()) if speed_json.exists() else None}
+
+
 def committed_cold(cell: str) -> Dict[str, float]:
     runs = json.loads((TABLE2 / cell / "eval.json").read_text())["runs"]
     values = [r["exploitability"] for r in runs]
@@ -511,7 +524,10 @@ def main(argv: Sequence[str] = ()) -> int:
         (args.run / "warm_eval.md").write_text(table)
         print(table)
         return 0
-    results = [run_cell(cell, args.out, args) for cell in args.cells.split(",")]
+    cells = args.cells.split(",")
+    results = [run_cell(cell, args.out, args) for cell in cells]
+    others = [saved_cell(f) for f in sorted(args.out.iterdir()) if f.is_dir() and f.name not in cells]
+    results = sorted(results + [r for r in others if r is not None], key=lambda r: r["cell"])
     (args.out / "warm_start.md").write_text(markdown(results))
     print(markdown(results))
     return 0

@@ -5,6 +5,7 @@ D_pi against a separate solve, the sampled iteration's weights, and the input ch
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -417,6 +418,17 @@ def test_warm_start_experiment_quick_run(tmp_path):
     assert warm_start.main(["--quick", "--out", str(out), "--redo-speed"]) == 0
     assert not (cell / "dpi.npz").exists()
     assert json.loads((cell / "speed.json").read_text())["reuse_initial_solve"] is True
+    # the report keeps the rows of cells not named in --cells (read from their folders, nothing
+    # computed), so a run on one cell does not drop the others from warm_start.md
+    committed = Path(__file__).resolve().parents[2] / "experiments" / "results" / "warm_start" / "1x4f-fp"
+    other = out / "1x4f-fp"
+    other.mkdir()
+    for name in ("eval.json", "train.json"):
+        (other / name).write_bytes((committed / name).read_bytes())
+    assert warm_start.main(["--quick", "--out", str(out)]) == 0
+    report = (out / "warm_start.md").read_text()
+    assert "| 1x4f-cfr | lcfr, warm | 256 | 15 |" in report
+    assert "| 1x4f-fp | lfp, warm | 256 | 15 | 0 | 0.0449" in report
 
 
 @pytest.mark.slow

@@ -33,7 +33,7 @@ import sys
 import time
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Sequence, Tuple
 
 import numpy as np
 from tqdm import tqdm
@@ -80,15 +80,24 @@ def record_root_search(game: _core.Game, forward: Callable[[np.ndarray], np.ndar
     return tree, batches
 
 
-def leaf_errors(game: _core.Game, tree: _core.PublicTree, batches: Sequence[Batch], oracle_iterations: int,
-                every: int) -> Dict[str, Any]:
-    """The net's errors against exact values at every ``every``-th batch (module docstring)."""
+class LabelledRow(NamedTuple):
+    """One recorded leaf query with its exact answer (beliefs normalised, float64)."""
+    batch: int
+    row: np.ndarray
+    value: np.ndarray
+    history: List[int]
+    queried: int
+    beliefs: List[np.ndarray]
+    exact: np.ndarray
+
+
+def labelled_rows(game: _core.Game, tree: _core.PublicTree, batches: Sequence[Batch], oracle_iterations: int,
+                  every: int) -> Iterator[LabelledRow]:
+    """Every ``every``-th batch's rows with the net's answer and the exact one: the rest of the
+    game below the row's leaf solved by ``oracle_iterations`` LCFR iterations (an OracleNet)."""
     H, F = game.num_hands, game.feature_size
     leaves = leaf_histories(game, tree)
     oracle = _core.OracleNet(game, "lcfr", oracle_iterations)
-    weighted, plain, worst = [], [], []
-    cells: Dict[Tuple[str, int], List[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])  # count, |err|, signed
-    second_half = len(batches) // 2
     for index in tqdm(range(0, len(batches), every), desc="exact labels", disable=not sys.stderr.isatty()):
         rows, values = batches[index]
         for row, value in zip(rows, values):
@@ -97,16 +106,26 @@ def leaf_errors(game: _core.Game, tree: _core.PublicTree, batches: Sequence[Batc
             beliefs = [row[2 + F + p * H:2 + F + (p + 1) * H].astype(np.float64) for p in range(2)]
             beliefs = [b / b.sum() for b in beliefs]
             exact = _core.net_values(oracle, game, [history], queried, beliefs[0], beliefs[1])[0]
-            error = value - exact
-            own = beliefs[queried]
-            weighted.append(float(own @ np.abs(error)))
-            plain.append(float(np.abs(error).mean()))
-            worst.append(float(np.abs(error).max()))
-            if index >= second_half:
-                cell = cells[(" ".join(action_label(game, a) for a in history), queried)]
-                cell[0] += 1
-                cell[1] += weighted[-1]
-                cell[2] += float(own @ error)
+            yield LabelledRow(index, row, value, history, queried, beliefs, exact)
+
+
+def leaf_errors(game: _core.Game, tree: _core.PublicTree, batches: Sequence[Batch], oracle_iterations: int,
+                every: int) -> Dict[str, Any]:
+    """The net's errors against exact values at every ``every``-th batch (module docstring)."""
+    weighted, plain, worst = [], [], []
+    cells: Dict[Tuple[str, int], List[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])  # count, |err|, signed
+    second_half = len(batches) // 2
+    for labelled in labelled_rows(game, tree, batches, oracle_iterations, every):
+        error = labelled.value - labelled.exact
+        own = labelled.beliefs[labelled.queried]
+        weighted.append(float(own @ np.abs(error)))
+        plain.append(float(np.abs(error).mean()))
+        worst.append(float(np.abs(error).max()))
+        if labelled.batch >= second_half:
+            cell = cells[(" ".join(action_label(game, a) for a in labelled.history), labelled.queried)]
+            cell[0] += 1
+            cell[1] += weighted[-1]
+            cell[2] += float(own @ error)
     per_leaf = [{"leaf": name, "queried": queried, "rows": int(n), "weighted_abs": s / n, "weighted_signed": e / n}
                 for (name, queried), (n, s, e) in cells.items()]
     per_leaf.sort(key=lambda c: -c["weighted_abs"])

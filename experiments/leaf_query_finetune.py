@@ -36,11 +36,10 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from leaf_query_error import leaf_histories, record_root_search  # noqa: E402
+from leaf_query_error import labelled_rows, record_root_search  # noqa: E402
 
 from rebel import _core  # noqa: E402
 from rebel.games import game_from_config  # noqa: E402
@@ -59,21 +58,13 @@ def label_batches(game: _core.Game, tree: _core.PublicTree, batches: Sequence[Tu
                   oracle_iterations: int, every: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every ``every``-th batch's rows, their exact values and the net's values (float32 rows,
     float64 values)."""
-    H, F = game.num_hands, game.feature_size
-    leaves = leaf_histories(game, tree)
-    oracle = _core.OracleNet(game, "lcfr", oracle_iterations)
     rows: List[np.ndarray] = []
     exact: List[np.ndarray] = []
     net: List[np.ndarray] = []
-    for index in tqdm(range(0, len(batches), every), desc="exact labels", disable=not sys.stderr.isatty()):
-        batch_rows, batch_values = batches[index]
-        for row, value in zip(batch_rows, batch_values):
-            history = leaves[(float(row[0]),) + tuple(row[2:2 + F].tolist())]
-            beliefs = [row[2 + F + p * H:2 + F + (p + 1) * H].astype(np.float64) for p in range(2)]
-            beliefs = [b / b.sum() for b in beliefs]
-            exact.append(_core.net_values(oracle, game, [history], int(row[1]), beliefs[0], beliefs[1])[0])
-            rows.append(row.copy())
-            net.append(value)
+    for labelled in labelled_rows(game, tree, batches, oracle_iterations, every):
+        rows.append(labelled.row.copy())
+        exact.append(labelled.exact)
+        net.append(labelled.value)
     return np.stack(rows).astype(np.float32), np.stack(exact), np.stack(net)
 
 

@@ -29,7 +29,7 @@ import numpy as np
 from rebel import _core
 from rebel.games import game_from_config
 from rebel.nets.pretrained import resolve_net
-from rebel.search import evaluate as evaluate_module
+from rebel.search.evaluate import evaluate
 from rebel.search.settings import EvalSettings
 
 log = logging.getLogger("suit_symmetry")
@@ -68,14 +68,12 @@ def run(args: argparse.Namespace) -> Dict[int, float]:
     game = game_from_config({"name": args.game})
     base = _core.MlpValueNet(game, resolve_net(args.net), precision="fp32")
     wrapped = _core.PythonValueNet(game, symmetric(game, base.forward), "suit-symmetric")
-    # The protocol's own code path, with the wrapped net in place of the file's net.
-    evaluate_module._base_value_net = lambda game_, settings, weights=None: wrapped  # type: ignore[assignment]
     args.out.mkdir(parents=True, exist_ok=True)
     figures = {}
     for seed in args.seeds:
         settings = EvalSettings(net=args.net, solver="lcfr", depth=args.depth, iterations=1024, repeats=args.repeats,
                                 threads=2, seed=seed, mode_a=False, full_game=False, precision="fp32")
-        result = evaluate_module.evaluate(game, settings)
+        result = evaluate(game, settings, value_net=wrapped)  # the protocol's code path, the wrapped net
         result["net"] = f"suit-symmetric {args.net}"
         (args.out / f"symmetric_lcfr_T1024_d{args.depth}_N{args.repeats}_seed{seed}.json").write_text(
             json.dumps({k: v for k, v in result.items() if not k.startswith("_")}, indent=1))

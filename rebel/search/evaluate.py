@@ -104,6 +104,7 @@ def evaluate(
     on_phase: Optional[Callable[[str, int, int], None]] = None,
     sample_policies: Optional[SamplePolicies] = None,
     report: Optional[Dict[str, Any]] = None,
+    value_net: Optional[_core.ValueNet] = None,
 ) -> Dict[str, Any]:
     """Runs the evaluation of ``settings`` on ``game``; returns a JSON-ready dict plus the
     mode-(b) policy array.
@@ -115,9 +116,15 @@ def evaluate(
     phase one of ``full_game``, ``mode_a``, ``mode_b``. ``sample_policies`` computes mode
     (b)'s samples elsewhere (``settings.backend = "ray"`` needs it: use
     :func:`rebel.distributed.evaluation.evaluate`, which passes it), ``report`` adds entries
-    describing that backend to the result.
+    describing that backend to the result. ``value_net``, if given, answers the search's leaf
+    queries in place of the net ``settings.net`` names (which then only labels the result):
+    a net built in Python, e.g. a wrapper around a file's net (``core.PythonValueNet``).
+    The leaf error of ``settings`` still applies on top of it.
     """
     settings.check()
+    if value_net is not None and sample_policies is not None:
+        raise ValueError("value_net is a net in this process; mode (b) computed elsewhere (sample_policies, "
+                         "backend 'ray') would not use it")
     if settings.backend == "ray" and sample_policies is None:
         raise ValueError("backend 'ray' computes mode (b) on Ray actors: call rebel.distributed.evaluation.evaluate "
                          "(or use backend 'threads')")
@@ -180,7 +187,7 @@ def evaluate(
         result["full_game"] = {"exploitability": report["exploitability"], "br_values": list(report["br_values"])}
         log.info("full-game %s: exploitability %.6f", solver, report["exploitability"])
 
-    base_net = _base_value_net(game, settings)
+    base_net = value_net if value_net is not None else _base_value_net(game, settings)
     if isinstance(base_net, _core.MlpValueNet):
         result["net_kernel"] = native_kernel(base_net)  # which kernel ran (precision and isa)
     net = _with_leaf_error(game, base_net, settings)

@@ -137,3 +137,32 @@ def test_python_api_and_cli_measure_alike_in_fp32(capsys):
                                               precision="bf16"))
         assert rounded["net_kernel"]["precision"] == "bf16"
         assert rounded["mode_b"][-1]["exploitability"] != api["mode_b"][-1]["exploitability"]
+
+
+def test_evaluate_takes_a_python_value_net_in_place_of_settings_net():
+    """``evaluate(value_net=...)`` answers the leaf queries with the given net: a Python
+    wrapper that forwards to the file's native net gives the file's figures exactly (mode (a)
+    and every N of mode (b)), and a wrapper that answers zeros gives the zero net's. Mode (b)
+    computed elsewhere cannot use a net of this process: a clear error."""
+    import numpy as np
+
+    from rebel.nets.pretrained import resolve_net
+    from rebel.search.evaluate import evaluate
+    from rebel.search.settings import EvalSettings
+
+    game = rebel.make_game("liars_dice", {"num_dice": 1, "num_faces": 3})
+    settings = EvalSettings(net="pretrained:quick", iterations=64, repeats=8, full_game=False)
+    native = rebel._core.MlpValueNet(game, resolve_net(settings.net), precision="fp32")
+    forwarded = rebel._core.PythonValueNet(game, native.forward, "forwarded")
+    plain = evaluate(game, settings)
+    wrapped = evaluate(game, settings, value_net=forwarded)
+    assert wrapped["mode_a"] == plain["mode_a"]
+    assert wrapped["mode_b"] == plain["mode_b"]
+
+    zeros = rebel._core.PythonValueNet(game, lambda rows: np.zeros((rows.shape[0], game.num_hands)), "zeros")
+    zero_settings = EvalSettings(net="zero", iterations=64, repeats=8, full_game=False)
+    assert evaluate(game, settings, value_net=zeros)["mode_b"] == evaluate(game, zero_settings)["mode_b"]
+    assert plain["mode_b"][-1]["exploitability"] != evaluate(game, zero_settings)["mode_b"][-1]["exploitability"]
+
+    with pytest.raises(ValueError, match="value_net"):
+        evaluate(game, settings, value_net=zeros, sample_policies=lambda *args: {})

@@ -487,9 +487,10 @@ class TestTimeSearch:
     policy_net, warm_iterations K > 0: every subgame solve is first warm-started from the policy
     net (policy_net_start) for K updates; mode (b) then draws iteration i with weight K + i/2 + 1.
     warm_prior lambda >= 0 (CFR solvers, K > 0): the warm start's regret prior toward sigma0
-    (csrc/solvers/warm_start.cc); 0, the default, is none.
+    (csrc/solvers/warm_start.cc); 0, the default, is none. chance_leaves: where a subgame ends at a
+    public deal, 'after_deal' (default) or 'at_deal'.
     """
-    def __init__(self, game: Game, net: ValueNet, solver: str = 'lcfr', depth: typing.SupportsInt | typing.SupportsIndex = 2, iterations: typing.SupportsInt | typing.SupportsIndex = 1024, off_path: str = 'skip', policy_net: PolicyNet | None = None, warm_iterations: typing.SupportsInt | typing.SupportsIndex = 0, warm_prior: typing.SupportsFloat | typing.SupportsIndex = 0.0) -> None:
+    def __init__(self, game: Game, net: ValueNet, solver: str = 'lcfr', depth: typing.SupportsInt | typing.SupportsIndex = 2, iterations: typing.SupportsInt | typing.SupportsIndex = 1024, off_path: str = 'skip', policy_net: PolicyNet | None = None, warm_iterations: typing.SupportsInt | typing.SupportsIndex = 0, warm_prior: typing.SupportsFloat | typing.SupportsIndex = 0.0, chance_leaves: str = 'after_deal') -> None:
         ...
     def average_policy(self, progress: collections.abc.Callable[..., typing.Any] | None = None) -> numpy.typing.NDArray[numpy.float64]:
         """
@@ -510,6 +511,12 @@ class TestTimeSearch:
         """
         The reach-weighted sum of mode-(b) samples begin..end-1 (the samples evaluate_sampled draws with this
         seed), for splitting an evaluation across processes; evaluate_mixture_sum evaluates a sum over [0, n).
+        """
+    @property
+    def chance_leaves(self) -> str:
+        """
+        Where a subgame ends at a public deal: 'after_deal' (each dealt card is a leaf, the
+        default and self-play's) or 'at_deal' (the PBS before the card is the leaf and the next root).
         """
     @property
     def full_tree(self) -> PublicTree:
@@ -876,10 +883,12 @@ def bf16_round(x: numpy.typing.ArrayLike, path: str = 'scalar') -> numpy.typing.
     """
     float32 [n] rounded to bfloat16 (nearest even, denormals to +-0) as the bf16 kernels round, back in float32. path: 'scalar' (portable C++), 'integer_ops' (AVX-512 integer operations) or 'instruction' (VCVTNEPS2BF16, needs AVX512_BF16): the same bits; the kernels use the fastest this CPU has.
     """
-def build_tree(game: Game, root: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] = [], max_depth: typing.SupportsInt | typing.SupportsIndex = -1, chance_leaves: bool = False) -> PublicTree:
+def build_tree(game: Game, root: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] = [], max_depth: typing.SupportsInt | typing.SupportsIndex = -1, chance_leaves: typing.Any = False) -> PublicTree:
     """
-    Public tree below `root` (a history of event ids) down to max_depth events (-1: unlimited); with
-    chance_leaves, every non-terminal outcome of a public chance node below the root is a pseudo-leaf.
+    Public tree below `root` (a history of event ids) down to max_depth events (-1: unlimited).
+    chance_leaves True or 'after_deal': every non-terminal outcome of a public chance node below the
+    root is a pseudo-leaf (and a deal at max_depth is expanded); 'at_deal': every chance node below the
+    root is one; False or 'none': deals are events like any other.
     """
 def evaluate_matrix_strategies(payoff: numpy.typing.ArrayLike, row_strategy: numpy.typing.ArrayLike, col_strategy: numpy.typing.ArrayLike) -> dict:
     """

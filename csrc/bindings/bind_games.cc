@@ -214,8 +214,18 @@ void bind_games(py::module_& m) {
       .def_property_readonly("game", [](const PublicTree& t) { return t.game; },
                              "Description of the game the tree was built for (e.g. 'kuhn()').");
 
-  m.def("build_tree", [](const std::shared_ptr<Game>& game, const History& root, int max_depth, bool chance_leaves) {
+  m.def("build_tree", [](const std::shared_ptr<Game>& game, const History& root, int max_depth,
+                         const py::object& chance_leaves_arg) {
     check_history(require(game, "game"), root);
+    // False / True (the dealt outcomes are leaves) or a name: "none", "after_deal", "at_deal".
+    ChanceLeaves chance_leaves = ChanceLeaves::kNone;
+    if (py::isinstance<py::bool_>(chance_leaves_arg)) {
+      chance_leaves = chance_leaves_arg.cast<bool>() ? ChanceLeaves::kAfterDeal : ChanceLeaves::kNone;
+    } else if (py::isinstance<py::str>(chance_leaves_arg)) {
+      chance_leaves = parse_chance_leaves(chance_leaves_arg.cast<std::string>());  // ValueError if unknown
+    } else {
+      throw py::type_error("chance_leaves must be a bool or one of 'none', 'after_deal', 'at_deal'");
+    }
     if (max_depth == 0 || max_depth < -1) throw py::value_error("max_depth must be >= 1, or -1 for no limit; got " + std::to_string(max_depth));
     std::shared_ptr<PublicTree> t;
     {
@@ -224,8 +234,10 @@ void bind_games(py::module_& m) {
     }
     return t;
   }, py::arg("game"), py::arg("root") = History{}, py::arg("max_depth") = -1, py::arg("chance_leaves") = false,
-     "Public tree below `root` (a history of event ids) down to max_depth events (-1: unlimited); with\n"
-     "chance_leaves, every non-terminal outcome of a public chance node below the root is a pseudo-leaf.");
+     "Public tree below `root` (a history of event ids) down to max_depth events (-1: unlimited).\n"
+     "chance_leaves True or 'after_deal': every non-terminal outcome of a public chance node below the\n"
+     "root is a pseudo-leaf (and a deal at max_depth is expanded); 'at_deal': every chance node below the\n"
+     "root is one; False or 'none': deals are events like any other.");
 
   m.def("uniform_policy", [](const std::shared_ptr<Game>& game, const PublicTree& tree) {
     check_tree_game(require(game, "game"), tree);

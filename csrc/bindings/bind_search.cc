@@ -76,8 +76,13 @@ SolverParams solver_params(const std::string& solver, const std::string& off_pat
 const std::string kDefaultOffPath = off_path_name(SolverParams{}.off_path);
 
 SearchParams search_params(const std::string& solver, const std::string& off_path, int depth, int iterations,
-                           int warm_iterations = 0, double warm_prior = 0.0) {
+                           int warm_iterations = 0, double warm_prior = 0.0,
+                           const std::string& chance_leaves = "after_deal") {
   SearchParams params;
+  params.chance_leaves = parse_chance_leaves(chance_leaves);
+  if (params.chance_leaves == ChanceLeaves::kNone) {
+    throw py::value_error("chance_leaves must be 'after_deal' or 'at_deal' (where a search's subgame ends at a deal)");
+  }
   params.solver = solver_params(solver, off_path);
   params.solver.warm_prior = warm_prior;
   params.depth = depth;
@@ -260,18 +265,23 @@ void bind_search(py::module_& m) {
       "policy_net, warm_iterations K > 0: every subgame solve is first warm-started from the policy\n"
       "net (policy_net_start) for K updates; mode (b) then draws iteration i with weight K + i/2 + 1.\n"
       "warm_prior lambda >= 0 (CFR solvers, K > 0): the warm start's regret prior toward sigma0\n"
-      "(csrc/solvers/warm_start.cc); 0, the default, is none.")
+      "(csrc/solvers/warm_start.cc); 0, the default, is none. chance_leaves: where a subgame ends at a\n"
+      "public deal, 'after_deal' (default) or 'at_deal'.")
       .def(py::init([](const std::shared_ptr<Game>& game, std::shared_ptr<ValueNet> net, const std::string& solver,
                        int depth, int iterations, const std::string& off_path, std::shared_ptr<PolicyNet> policy_net,
-                       int warm_iterations, double warm_prior) {
+                       int warm_iterations, double warm_prior, const std::string& chance_leaves) {
              require(game, "game");
-             const SearchParams params = search_params(solver, off_path, depth, iterations, warm_iterations, warm_prior);
+             const SearchParams params = search_params(solver, off_path, depth, iterations, warm_iterations, warm_prior,
+                                                       chance_leaves);
              py::gil_scoped_release release;
              return std::make_shared<TestTimeSearch>(game, params, net, policy_net);
            }),
            py::arg("game"), py::arg("net"), py::arg("solver") = "lcfr", py::arg("depth") = 2, py::arg("iterations") = 1024,
            py::arg("off_path") = kDefaultOffPath, py::arg("policy_net") = nullptr, py::arg("warm_iterations") = 0,
-           py::arg("warm_prior") = 0.0)
+           py::arg("warm_prior") = 0.0, py::arg("chance_leaves") = "after_deal")
+      .def_property_readonly("chance_leaves", [](const TestTimeSearch& s) { return chance_leaves_name(s.params().chance_leaves); },
+                             "Where a subgame ends at a public deal: 'after_deal' (each dealt card is a leaf, the\n"
+                             "default and self-play's) or 'at_deal' (the PBS before the card is the leaf and the next root).")
       .def_property_readonly("warm_iterations", [](const TestTimeSearch& s) { return s.params().warm_iterations; })
       .def_property_readonly("warm_prior", [](const TestTimeSearch& s) { return s.params().solver.warm_prior; })
       .def_property_readonly("off_path", [](const TestTimeSearch& s) { return off_path_name(s.params().solver.off_path); })

@@ -17,7 +17,23 @@ double max_tree_cells() {
   return 0.5 * bytes / (10.0 * sizeof(double));
 }
 
-PublicTree build_tree(const Game& game, const History& root, int max_depth, bool chance_leaves) {
+ChanceLeaves parse_chance_leaves(const std::string& name) {
+  if (name == "none") return ChanceLeaves::kNone;
+  if (name == "after_deal") return ChanceLeaves::kAfterDeal;
+  if (name == "at_deal") return ChanceLeaves::kAtDeal;
+  throw std::invalid_argument("chance leaves must be 'none', 'after_deal' or 'at_deal', got '" + name + "'");
+}
+
+std::string chance_leaves_name(ChanceLeaves chance_leaves) {
+  switch (chance_leaves) {
+    case ChanceLeaves::kNone: return "none";
+    case ChanceLeaves::kAfterDeal: return "after_deal";
+    case ChanceLeaves::kAtDeal: return "at_deal";
+  }
+  return "none";
+}
+
+PublicTree build_tree(const Game& game, const History& root, int max_depth, ChanceLeaves chance_leaves) {
   const double cap = max_tree_cells() / game.num_hands();
   const double nodes = game.count_tree_nodes(root, max_depth, cap);
   if (nodes > cap || nodes > 2e9) {
@@ -48,11 +64,13 @@ PublicTree build_tree(const Game& game, const History& root, int max_depth, bool
     const bool chance = player == kChancePlayer;
     t.player.push_back(player);
     NodeKind kind = chance ? NodeKind::kChance : NodeKind::kDecision;
-    // With chance_leaves a deal is never cut at max_depth: its outcomes are the leaves, so
-    // every leaf of such a subgame is a state where a later search starts.
-    const bool cut_by_depth = max_depth >= 0 && depth >= max_depth && !(chance_leaves && chance);
+    // After the deal, a deal is never cut at max_depth: its outcomes are the leaves, so every
+    // leaf of such a subgame is a state where a later search starts.
+    const bool after_deal = chance_leaves == ChanceLeaves::kAfterDeal;
+    const bool cut_by_depth = max_depth >= 0 && depth >= max_depth && !(after_deal && chance);
     if (terminal) kind = NodeKind::kTerminal;
-    else if (cut_by_depth || (chance_leaves && parent > 0 && t.kind[parent] == NodeKind::kChance))
+    else if (cut_by_depth || (after_deal && parent > 0 && t.kind[parent] == NodeKind::kChance) ||
+             (chance_leaves == ChanceLeaves::kAtDeal && chance && parent >= 0))
       kind = NodeKind::kPseudoLeaf;
     t.kind.push_back(kind);
     t.history.push_back(std::move(history));

@@ -50,14 +50,26 @@ struct PublicTree {
   }
 };
 
+// Where a depth-limited subgame of a game with public chance (a poker round) ends.
+enum class ChanceLeaves {
+  kNone,       // a deal is an event like any other (the depth limit alone cuts the tree)
+  kAfterDeal,  // every non-terminal outcome of a chance node below the root is a pseudo-leaf,
+               // and a chance node at max_depth is expanded, so no leaf lies before a deal:
+               // the value net is asked at each dealt card, where the next searches start
+  kAtDeal,     // every chance node below the root is a pseudo-leaf (the PBS before the deal;
+               // the next search starts there and deals the card itself)
+};
+
+// "none", "after_deal", "at_deal"; std::invalid_argument naming the choices otherwise.
+ChanceLeaves parse_chance_leaves(const std::string& name);
+std::string chance_leaves_name(ChanceLeaves chance_leaves);
+
 // Builds the tree below `root` down to `max_depth` public events (max_depth < 0: the whole
-// subtree). Non-terminal nodes at max_depth become pseudo-leaves; with `chance_leaves`, so
-// does every non-terminal outcome of a chance node below the root (a poker subgame that ends
-// with its betting round: the deal stays inside, and the value net is asked at each dealt
-// card, the public states where the next searches start; a chance node at max_depth is then
-// expanded too, so no leaf lies before a deal). Throws std::invalid_argument
-// (before allocating) if the tree would not fit in memory.
-PublicTree build_tree(const Game& game, const History& root, int max_depth = -1, bool chance_leaves = false);
+// subtree). Non-terminal nodes at max_depth become pseudo-leaves, and so do the deals or their
+// outcomes as `chance_leaves` says. A chance node at the root is always expanded. Throws
+// std::invalid_argument (before allocating) if the tree would not fit in memory.
+PublicTree build_tree(const Game& game, const History& root, int max_depth = -1,
+                      ChanceLeaves chance_leaves = ChanceLeaves::kNone);
 
 // Throws std::invalid_argument unless `tree` was built for `game` (same description): a
 // tree of another game would index hands and actions out of range.

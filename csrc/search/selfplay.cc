@@ -133,7 +133,7 @@ std::shared_ptr<const PublicTree> SelfPlayGenerator::subgame(const History& hist
   // are its leaves (build_tree's chance_leaves; no effect on games without public chance).
   auto tree = std::make_shared<const PublicTree>(
       params_.full_depth_solve ? build_tree(*game_, history, -1)
-                               : build_tree(*game_, history, params_.depth, /*chance_leaves=*/true));
+                               : build_tree(*game_, history, params_.depth, ChanceLeaves::kAfterDeal));
   std::lock_guard<std::mutex> lock(cache_mutex_);
   return cache_.emplace(history, std::move(tree)).first->second;
 }

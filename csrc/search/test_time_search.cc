@@ -51,19 +51,28 @@ TestTimeSearch::TestTimeSearch(GamePtr game, SearchParams params, ValueNetPtr ne
   const PublicTree& full = *full_tree_;
   subgames_.resize(full.size());
   // Events since the start of the node's betting round (the game's start or a public deal):
-  // searches start every `depth` of them, and a subgame also ends at the next deal (the
-  // dealt outcomes are its pseudo-leaves, where the next searches start).
+  // searches start every `depth` of them, and a subgame also ends at the next deal. After the
+  // deal (kAfterDeal) the dealt outcomes are its pseudo-leaves and start the next searches;
+  // at the deal (kAtDeal) the chance node itself is the leaf and the next search's root.
+  if (params_.chance_leaves == ChanceLeaves::kNone) {
+    throw std::invalid_argument("test-time search: chance_leaves must be after the deal or at the deal");
+  }
+  const bool at_deal = params_.chance_leaves == ChanceLeaves::kAtDeal;
   std::vector<int> round_depth(full.size(), 0);
   for (int n : full.internal_nodes) {
     for (int c = full.first_child[n]; c < full.first_child[n] + full.num_children[n]; ++c) {
-      round_depth[c] = full.kind[n] == NodeKind::kChance ? 0 : round_depth[n] + 1;
+      if (full.kind[c] == NodeKind::kChance && at_deal) round_depth[c] = 0;  // a root
+      else if (full.kind[n] == NodeKind::kChance) round_depth[c] = at_deal ? 1 : 0;  // the deal counts
+      else round_depth[c] = round_depth[n] + 1;
     }
   }
-  for (int n : full.decision_nodes) {
-    if (round_depth[n] % params_.depth != 0) continue;
+  for (int n : full.internal_nodes) {
+    const bool root = full.kind[n] == NodeKind::kDecision ? round_depth[n] % params_.depth == 0
+                                                          : at_deal || n == 0;  // a deal, or the game's start
+    if (!root) continue;
     auto sg = std::make_unique<Subgame>();
     sg->tree = std::make_shared<const PublicTree>(build_tree(*game_, full.history[n], params_.depth,
-                                                             /*chance_leaves=*/true));
+                                                             params_.chance_leaves));
     const PublicTree& t = *sg->tree;
     sg->to_full.assign(t.size(), -1);
     sg->to_full[0] = n;

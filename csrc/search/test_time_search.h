@@ -40,6 +40,11 @@ struct SearchParams {
   int depth = 2;          // events below each search root (a subgame also ends at a public deal)
   int iterations = 1024;  // half-iterations per subgame
   int warm_iterations = 0;  // K: updates of each player the policy net's warm start counts as
+  // Games with public chance: where a subgame ends at a deal. kAfterDeal (the default, and
+  // self-play's): each dealt card is a leaf and the next searches start after the deal.
+  // kAtDeal: the deal is the leaf (the PBS before the card) and the next search, rooted
+  // there, deals the card inside its own subgame.
+  ChanceLeaves chance_leaves = ChanceLeaves::kAfterDeal;
 };
 
 enum class SearchMode { kAverage, kSampled };

@@ -32,7 +32,7 @@ from rebel.nets.precision import PRECISIONS, check_precision
 from rebel.nets.pretrained import PREFIX, resolve_policy_net
 from rebel.nets.pretrained import get as get_pretrained
 from rebel.search.evaluate import mode_b_table, public_view
-from rebel.search.settings import BACKENDS, LEAF_ERROR_KINDS, MAX_WARM_START, ORACLE_VALUES
+from rebel.search.settings import BACKENDS, CHANCE_LEAVES, LEAF_ERROR_KINDS, MAX_WARM_START, ORACLE_VALUES
 from rebel.search.solve import OFF_PATH_HELP, OFF_PATH_MODES, SEARCH_SOLVERS, SOLVER_HELP, SOLVERS
 
 log = logging.getLogger(__name__)
@@ -116,6 +116,10 @@ def register(subparsers: Any) -> None:
     s.add_argument("--warm-prior", type=float, metavar="LAMBDA", help=default_help(
         "CFR solvers with --warm-start: the regret prior toward the policy net's policy, so the first iterates "
         "play it (csrc/solvers/warm_start.cc); 0: none", "search.warm_prior", DEFAULTS))
+    s.add_argument("--chance-leaves", choices=CHANCE_LEAVES, help=default_help(
+        "games with a public deal (Leduc): a subgame ends after the deal (each dealt card is a leaf and starts "
+        "the next search; what self-play trains the net on) or at the deal (the PBS before the card is the "
+        "leaf and the next search's root)", "search.chance_leaves", DEFAULTS))
     s.add_argument("--no-mode-a", dest="mode_a", action="store_false", default=None,
                    help=default_help("skip mode (a)", "search.mode_a", DEFAULTS))
     r = p.add_argument_group("distributed mode (b) (optional extra: pip install '.[ray]'; docs/distributed.md)")
@@ -143,7 +147,7 @@ def _flags(args: argparse.Namespace) -> Dict[str, Any]:
               "leaf_error": args.leaf_error, "leaf_error_kind": args.leaf_error_kind,
               "leaf_error_seed": args.leaf_error_seed, "precision": args.precision, "backend": args.backend,
               "policy_net": args.policy_net, "warm_start": args.warm_start,
-              "warm_prior": args.warm_prior}
+              "warm_prior": args.warm_prior, "chance_leaves": args.chance_leaves}
     output = {"json": args.json, "policy_out": args.policy_out, "progress": args.progress}
     ray = {"address": args.ray_address, "workers": args.ray_workers, "num_cpus": args.ray_num_cpus}
     layer = {name: {k: v for k, v in section.items() if v is not None}
@@ -193,6 +197,7 @@ def _config(args: argparse.Namespace) -> EvalConfig:
         except ValueError as e:
             raise UsageError(f"{e} (--precision / search.precision)") from None
     check_choice(args, "--backend", "search.backend", s.backend, BACKENDS)
+    check_choice(args, "--chance-leaves", "search.chance_leaves", s.chance_leaves, CHANCE_LEAVES)
     check_range(args, "--ray-workers", "ray.workers", cfg.ray.workers, 1, 4096)
     if cfg.ray.num_cpus is not None:
         check_range(args, "--ray-num-cpus", "ray.num_cpus", cfg.ray.num_cpus, 1, INT32_MAX)
@@ -251,6 +256,8 @@ def _print_report(summary: Dict[str, Any]) -> None:
     print(f"search          net={summary['net']} solver={solver} depth={summary['depth']} "
           f"iterations={summary['iterations']} off-path={summary['off_path']} "
           f"({summary['search_roots']} search roots)")
+    if "chance_leaves" in summary:
+        print(f"subgames end    {summary['chance_leaves'].replace('_', ' ')} (the PBS before the card is the leaf)")
     if "warm_start" in summary:
         prior = f", regret prior {summary['warm_prior']:g}" if "warm_prior" in summary else ""
         print(f"warm start      policy net {summary['policy_net']}, K={summary['warm_start']} updates{prior}")

@@ -5,7 +5,8 @@ mechanism ``rebel solve`` and ``rebel train`` use).
 Sections: ``game`` (as everywhere), ``search`` (:class:`rebel.search.settings.EvalSettings`,
 the same type the Python API takes: net, solver, depth, iterations, repeats, threads, seed,
 oracle_iterations, oracle_solver, oracle_values, off_path, leaf_error, leaf_error_kind,
-leaf_error_seed, precision, mode_a, full_game, backend, policy_net, warm_start, warm_prior), ``ray``
+leaf_error_seed, precision, mode_a, full_game, backend, policy_net, warm_start, warm_prior,
+chance_leaves), ``ray``
 (:class:`rebel.search.settings.RaySettings`: address, workers, num_cpus, with
 ``search.backend=ray``) and ``output`` (json, policy_out, progress).
 """

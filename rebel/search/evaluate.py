@@ -84,9 +84,10 @@ def _test_time_search(game: _core.Game, net: _core.ValueNet, settings: EvalSetti
     if settings.warm_start > 0:
         return _core.TestTimeSearch(game, net, settings.solver, settings.depth, settings.iterations,
                                     off_path=settings.off_path, policy_net=policy_net,
-                                    warm_iterations=settings.warm_start, warm_prior=settings.warm_prior)
+                                    warm_iterations=settings.warm_start, warm_prior=settings.warm_prior,
+                                    chance_leaves=settings.chance_leaves)
     return _core.TestTimeSearch(game, net, settings.solver, settings.depth, settings.iterations,
-                                off_path=settings.off_path)
+                                off_path=settings.off_path, chance_leaves=settings.chance_leaves)
 
 
 def search_for(game: _core.Game, settings: EvalSettings, weights: Optional[bytes] = None,
@@ -169,6 +170,8 @@ def evaluate(
         result["warm_start"] = settings.warm_start
         if settings.warm_prior > 0:
             result["warm_prior"] = settings.warm_prior
+    if settings.chance_leaves != "after_deal":
+        result["chance_leaves"] = settings.chance_leaves
     if settings.leaf_error > 0:
         result["leaf_error"] = {"delta": settings.leaf_error, "kind": settings.leaf_error_kind,
                                 "seed": settings.leaf_error_seed}

@@ -21,12 +21,15 @@ from rebel.search.solve import (
     check_off_path,
 )
 
-__all__ = ["EvalSettings", "RaySettings", "LEAF_ERROR_KINDS", "BACKENDS", "ORACLE_VALUES", "check_leaf_error",
-           "check_warm_start", "check_warm_prior", "MAX_WARM_START"]
+__all__ = ["EvalSettings", "RaySettings", "LEAF_ERROR_KINDS", "BACKENDS", "ORACLE_VALUES", "CHANCE_LEAVES",
+           "check_leaf_error", "check_warm_start", "check_warm_prior", "MAX_WARM_START"]
 
 LEAF_ERROR_KINDS = ("random", "bias", "noise")
 BACKENDS = ("threads", "ray")
 ORACLE_VALUES = ("root_mean", "best_response")
+#: Where a subgame of a game with a public deal ends: after it (each dealt card a leaf, where the
+#: next searches start; self-play's) or at it (the PBS before the card is the leaf and the next root).
+CHANCE_LEAVES = ("after_deal", "at_deal")
 
 
 @dataclass
@@ -56,6 +59,7 @@ class EvalSettings:
     #                                          K updates had played it (the paper: 15); needs policy_net
     warm_prior: float = 0.0                  # CFR solvers with warm_start > 0: the regret prior lambda toward
     #                                          the policy net's policy (csrc/solvers/warm_start.cc); 0: none
+    chance_leaves: str = "after_deal"        # games with a public deal: subgames end after it or at it
 
     def check(self) -> None:
         """ValueError naming the first impossible value."""
@@ -75,6 +79,9 @@ class EvalSettings:
         check_leaf_error(self.leaf_error, self.leaf_error_kind, self.leaf_error_seed)
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
+        if self.chance_leaves not in CHANCE_LEAVES:
+            raise ValueError(f"search.chance_leaves must be one of {', '.join(CHANCE_LEAVES)}, "
+                             f"got {self.chance_leaves!r}")
         check_warm_start(self.solver, self.off_path, self.warm_start, "search.warm_start")
         check_warm_prior(self.solver, self.warm_start, self.warm_prior)
         if self.warm_start > 0 and not self.policy_net:

@@ -34,3 +34,18 @@ def test_bad_leduc_input_exits_2():
     assert flag.returncode == 2 and "--stack does not apply to leduc" in flag.stderr
     stack = run_cli("solve", "--game", "leduc_nolimit", "--stack", "50")
     assert stack.returncode == 2 and "stack must exceed the ante" in stack.stderr
+
+
+def test_eval_subgames_ending_at_the_deal():
+    """``--chance-leaves at_deal``: Leduc's search ends each subgame at the deal (6 search
+    roots instead of 31), the report says so; an unknown choice exits 2 naming the key."""
+    proc = run_cli("eval", "--game", "leduc", "--depth", "10", "--net", "oracle", "--iters", "16", "--repeats", "2",
+                   "--no-mode-a", "--chance-leaves", "at_deal", "search.full_game=false", "--json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["chance_leaves"] == "at_deal" and report["search_roots"] == 6
+    text = run_cli("eval", "--game", "leduc", "--depth", "10", "--net", "oracle", "--iters", "16", "--repeats", "2",
+                   "--no-mode-a", "--chance-leaves", "at_deal", "search.full_game=false")
+    assert text.returncode == 0 and "subgames end    at deal" in text.stdout
+    bad = run_cli("eval", "--game", "leduc", "search.chance_leaves=before")
+    assert bad.returncode == 2 and "search.chance_leaves" in bad.stderr and "after_deal" in bad.stderr

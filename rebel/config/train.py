@@ -39,6 +39,7 @@ class SearchSection:
 
 
 BACKENDS = ("threads", "ray")
+SELFPLAY_WEIGHTS = ("average", "raw")  # trainer.selfplay_weights
 
 
 @dataclass
@@ -90,7 +91,8 @@ class TrainerSection:
     train_ratio: float = 4.0         # examples trained per example generated, at most
     device: str = "cpu"              # cpu, or cuda (only when asked and present)
     torch_threads: int = 1           # intra-op threads of the trainer (the rest generate)
-    ema_decay: float = 0.0           # > 0: self-play, evaluation and weights.bin use this moving average of the weights
+    ema_decay: float = 0.0           # > 0: evaluation and weights.bin use this moving average of the weights ...
+    selfplay_weights: str = "average"  # ... and self-play too ("average"), or the trained weights themselves ("raw")
 
 
 @dataclass
@@ -252,6 +254,8 @@ def check(config: TrainConfig) -> None:
         (math.isfinite(t.grad_clip) and t.grad_clip > 0, f"trainer.grad_clip must be > 0, got {t.grad_clip}"),
         (math.isfinite(t.train_ratio) and t.train_ratio > 0, f"trainer.train_ratio must be > 0, got {t.train_ratio}"),
         (0.0 <= t.ema_decay < 1.0, f"trainer.ema_decay must lie in [0, 1), got {t.ema_decay}"),
+        (t.selfplay_weights in SELFPLAY_WEIGHTS,
+         f"trainer.selfplay_weights must be one of {', '.join(SELFPLAY_WEIGHTS)}, got {t.selfplay_weights!r}"),
         (t.device in ("cpu", "cuda") or t.device.startswith("cuda:"),
          f"trainer.device must be 'cpu' or 'cuda', got {t.device!r}"),
         (t.torch_threads >= 1, f"trainer.torch_threads must be >= 1, got {t.torch_threads}"),

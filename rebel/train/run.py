@@ -116,7 +116,7 @@ class Training:
         model = ValueMLP.for_game(self.game, hidden=config.model.hidden, layers=config.model.layers, value_scale=scale,
                                   stake_relative=config.model.stake_relative)
         self.trainer = Trainer(model, config.trainer)
-        self.native = to_native(self.trainer.inference_model(), self.game, precision=config.search.precision)
+        self.native = to_native(self.trainer.selfplay_model(), self.game, precision=config.search.precision)
         self.kernel = native_kernel(self.native)  # recorded in every metrics row (with ray: the actors')
         log.info("native value net: precision %s, kernel %s", self.kernel["precision"], self.kernel["isa"])
         self.G = examples_per_epoch(config)
@@ -167,7 +167,7 @@ class Training:
                       "initial_pbs_keep": cfg.selfplay.initial_pbs_keep}
             pool = RayGenerationPool(name, params, search, s.precision, states, cfg.ray.workers, cfg.selfplay.threads,
                                      cfg.ray.max_restarts, self.buffer.add, round_examples=self.G)
-            pool.install_weights(weights_to_bytes(self.trainer.inference_model()))
+            pool.install_weights(weights_to_bytes(self.trainer.selfplay_model()))
             return pool
         policy: dict[str, Any] = {}
         if self.policy_replay is not None:  # collect D_pi; warm-start from the policy net being trained
@@ -252,7 +252,7 @@ class Training:
                 and not (self.trainer.epoch == 0 and self.generated == 0):
             raise CheckpointError(f"checkpoint counters do not fit the schedule (epoch {self.trainer.epoch}, "
                                   f"{self.generated} examples generated, {self.G} per epoch)")
-        self.pool.install_weights(weights_to_bytes(self.trainer.inference_model()))
+        self.pool.install_weights(weights_to_bytes(self.trainer.selfplay_model()))
         if self.policy_trainer is not None:
             self.native_policy.set_weights_bytes(policy_weights_to_bytes(self.policy_trainer.model))
         self.checkpointed_epoch = self.trainer.epoch
@@ -490,7 +490,7 @@ class Training:
         t_generated = time.perf_counter()
         self.generated = (e + 2) * G
         self.trained += int(result["examples_trained"])
-        pool.install_weights(weights_to_bytes(self.trainer.inference_model()))
+        pool.install_weights(weights_to_bytes(self.trainer.selfplay_model()))
         export_weights(self.trainer.inference_model(), self.run_dir.file(RunDirectory.WEIGHTS))
         if self.policy_trainer is not None and self.policy_replay is not None:
             self.policy_replay.flush()  # this epoch's D_pi: trained on from the next epoch

@@ -48,6 +48,11 @@ class Trainer:
         """The net to play and evaluate with: the weights' moving average if enabled, else the model."""
         return self.ema if self.ema is not None else self.model
 
+    def selfplay_model(self) -> ValueMLP:
+        """The net self-play generates with: the inference model, or the trained weights themselves
+        under ``selfplay_weights="raw"``."""
+        return self.model if self.settings.selfplay_weights == "raw" else self.inference_model()
+
     @torch.no_grad()
     def _update_ema(self) -> None:
         assert self.ema is not None

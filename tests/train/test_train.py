@@ -160,8 +160,10 @@ def test_weight_average_follows_each_step_and_survives_a_checkpoint():
     restored.load_state(trainer.state())
     for a, b in zip(trainer.inference_model().parameters(), restored.inference_model().parameters()):
         assert torch.equal(a, b)
+    assert trainer.selfplay_model() is trainer.inference_model()  # selfplay_weights="average", the default
     no_average = Trainer(ValueMLP(6, 2, hidden=8, layers=1), TrainerSection(epoch_examples=64, batch_size=32))
     assert no_average.inference_model() is no_average.model and no_average.state()["ema"] is None
+    assert no_average.selfplay_model() is no_average.model
     with pytest.raises(ValueError, match="no moving average"):
         restored.load_state(no_average.state())
 
@@ -176,6 +178,7 @@ def test_weight_average_follows_each_step_and_survives_a_checkpoint():
     ("game.num_dice=0", "num_dice"),
     ("oops", "section.key=value"),
     ("trainer.ema_decay=1.0", "trainer.ema_decay must lie in"),
+    ("trainer.selfplay_weights=current", "trainer.selfplay_weights must be one of average, raw, got 'current'"),
     ("search.precision=fp16", "search.precision must be one of fp32, bf16, int16, auto"),
     ("evaluation.precision=half", "evaluation.precision must be one of fp32, bf16, int16, auto"),
     ("run.snapshot_every=-1", "run.snapshot_every must be >= 0"),
@@ -221,6 +224,30 @@ def test_selfplay_iterations_set_only_self_plays_solver(tmp_path, monkeypatch):
     assert [k["iterations"] for k in made] == [8]
     next(heldout_walk(training.game, config))
     assert made[-1]["full_depth"] and made[-1]["iterations"] == 64
+
+
+@pytest.mark.parametrize("selfplay_weights", ["average", "raw"])
+def test_selfplay_plays_the_weights_asked_and_exports_the_average(tmp_path, monkeypatch, selfplay_weights):
+    """trainer.selfplay_weights=raw: the self-play loops get the trained weights after every
+    epoch, while weights.bin (and evaluation) stay the moving average; "average" gives the
+    loops the average too."""
+    from rebel.nets.value_mlp import weights_to_bytes
+    from rebel.train import run as run_module
+    from rebel.train.rundir import RunDirectory
+
+    config = load_train_config(None, [*TINY, "selfplay.threads=1", "trainer.torch_threads=1", "run.epochs=2",
+                                      "trainer.ema_decay=0.9", f"trainer.selfplay_weights={selfplay_weights}",
+                                      "evaluation.every=0", "evaluation.final=false",
+                                      "evaluation.references=false", "evaluation.heldout_steps=0"])
+    training = run_module.Training(config, RunDirectory.create(tmp_path / "run", "{}"), show_progress=False)
+    installed: list[bytes] = []
+    original = training.pool.install_weights
+    monkeypatch.setattr(training.pool, "install_weights", lambda data: (installed.append(data), original(data))[1])
+    training.run()
+    raw, average = weights_to_bytes(training.trainer.model), weights_to_bytes(training.trainer.inference_model())
+    assert raw != average
+    assert installed[-1] == (raw if selfplay_weights == "raw" else average)
+    assert (tmp_path / "run" / "weights.bin").read_bytes() == average
 
 
 def test_unknown_key_error_lists_the_valid_keys():
@@ -345,8 +372,10 @@ DETERMINISTIC = TINY + ["selfplay.threads=1", "trainer.torch_threads=1", "run.ep
                         "evaluation.references=false"]
 
 
-@pytest.mark.parametrize("extra", [[], ["trainer.ema_decay=0.99"], ["evaluation.keep_best=true"]],
-                         ids=["plain", "weight-average", "keep-best"])
+@pytest.mark.parametrize("extra", [[], ["trainer.ema_decay=0.99"],
+                                   ["trainer.ema_decay=0.99", "trainer.selfplay_weights=raw"],
+                                   ["evaluation.keep_best=true"]],
+                         ids=["plain", "weight-average", "raw-selfplay", "keep-best"])
 def test_killed_run_resumes_exactly_like_an_uninterrupted_run(tmp_path, extra):
     full = run_cli("train", "quick", *DETERMINISTIC, *extra, f"run.dir={tmp_path}", "run.name=full", "--json",
                    timeout=300)

@@ -979,3 +979,42 @@ def test_suit_symmetry_leaves_exact_values_unchanged_and_makes_a_net_equivariant
     assert np.abs(net.forward(swapped) - net.forward(rows)[:, perm]).max() > 1e-3
     with pytest.raises(ValueError, match="needs a Leduc game"):
         script.suit_swap(game_from_config({"name": "kuhn"}))
+
+
+def test_checkpoint_weights_exports_the_average_as_weights_bin_and_the_raw_weights(tmp_path, capsys):
+    """The checkpoint's average is weights.bin byte for byte; its raw weights are the trained
+    model's (weights.bin itself in a run without an average); the average of a run that keeps
+    none and a missing run are refused with exit 2."""
+    from rebel.config.common import to_yaml
+    from rebel.config.train import load_train_config
+    from rebel.nets.value_mlp import weights_to_bytes
+    from rebel.train.run import Training
+    from rebel.train.rundir import RunDirectory
+
+    script = load("checkpoint_weights")
+    tiny = ["game.num_dice=1", "game.num_faces=3", "search.iterations=64", "selfplay.threads=1",
+            "trainer.torch_threads=1", "trainer.epoch_examples=512", "trainer.batch_size=128", "run.epochs=2",
+            "run.checkpoint_every=1", "evaluation.every=0", "evaluation.final=false",
+            "evaluation.references=false", "evaluation.heldout_steps=0"]
+    runs = {}
+    for name, decay in (("average", 0.9), ("plain", 0.0)):
+        config = load_train_config(None, [*tiny, f"trainer.ema_decay={decay}"])
+        training = Training(config, RunDirectory.create(tmp_path / name, to_yaml(config)), show_progress=False)
+        training.run()
+        runs[name] = training
+    run = tmp_path / "average"
+    assert script.main([str(run), "average", str(tmp_path / "avg.bin")]) == 0
+    assert (tmp_path / "avg.bin").read_bytes() == (run / "weights.bin").read_bytes()
+    assert script.main([str(run), "raw", str(tmp_path / "raw.bin")]) == 0
+    assert "raw weights of epoch 2" in capsys.readouterr().out
+    assert (tmp_path / "raw.bin").read_bytes() == weights_to_bytes(runs["average"].trainer.model)
+    assert (tmp_path / "raw.bin").read_bytes() != (run / "weights.bin").read_bytes()
+
+    assert script.main([str(tmp_path / "plain"), "raw", str(tmp_path / "x.bin")]) == 0
+    assert (tmp_path / "x.bin").read_bytes() == (tmp_path / "plain" / "weights.bin").read_bytes()
+    (tmp_path / "x.bin").unlink()
+    capsys.readouterr()
+    assert script.main([str(tmp_path / "plain"), "average", str(tmp_path / "x.bin")]) == 2
+    assert "keeps no moving average" in capsys.readouterr().err
+    assert script.main([str(tmp_path / "missing"), "raw", str(tmp_path / "x.bin")]) == 2
+    assert not (tmp_path / "x.bin").exists()

@@ -15,6 +15,8 @@ bash experiments/snapshot_protocol.sh leduc_nolimit 10 $RUN $O/snapshot_eval "$@
 python experiments/checkpoint_weights.py $RUN raw $O/raw_final.bin
 mkdir -p $O/raw_eval
 for seed in 0 1 2; do
-  rebel eval --game leduc_nolimit --depth 10 --threads 2 --no-mode-a --no-progress --json search.full_game=false     --net $O/raw_final.bin --solver lcfr --iters 1024 --repeats 1024 --seed $seed     > $O/raw_eval/raw_final_lcfr_T1024_d10_N1024_seed$seed.json
+  rebel eval --game leduc_nolimit --depth 10 --threads 2 --no-mode-a --no-progress --json search.full_game=false \
+    --net $O/raw_final.bin --solver lcfr --iters 1024 --repeats 1024 --seed $seed \
+    > $O/raw_eval/raw_final_lcfr_T1024_d10_N1024_seed$seed.json
 done
 rm $O/raw_final.bin   # 2.2 MB, not committed (as the snapshots)

@@ -18,11 +18,10 @@ WHICH = ("raw", "average")
 def export_checkpoint_weights(run_dir: Path, which: str, out: Path) -> int:
     """Writes RUN_DIR's checkpointed ``which`` weights to ``out`` (the native format); returns
     the checkpoint's epoch."""
-    from rebel import _core
-    from rebel.config.train import load_train_config
-    from rebel.games.units import value_unit
-    from rebel.nets.value_mlp import ValueMLP, export_weights
+    from rebel.config.train import game_of, load_train_config
+    from rebel.nets.value_mlp import export_weights
     from rebel.train.checkpoint import load_checkpoint
+    from rebel.train.run import value_model
     from rebel.train.rundir import RunDirectory
 
     if which not in WHICH:
@@ -32,12 +31,7 @@ def export_checkpoint_weights(run_dir: Path, which: str, out: Path) -> int:
     weights = state["trainer"]["model"] if which == "raw" else state["trainer"]["ema"]
     if weights is None:
         raise ValueError(f"{run_dir} keeps no moving average (trainer.ema_decay = 0): its raw weights are weights.bin")
-    params = config.game.as_dict()
-    game = _core.make_game(params.pop("name"), params)
-    m = config.model
-    scale = m.value_scale if m.value_scale is not None else value_unit(game)
-    model = ValueMLP.for_game(game, hidden=m.hidden, layers=m.layers, value_scale=scale,
-                              stake_relative=m.stake_relative)
+    model = value_model(config, game_of(config))
     model.load_state_dict(weights)
     export_weights(model, out)
     return int(state["epoch"])

@@ -56,6 +56,14 @@ log = logging.getLogger("rebel.train")
 __all__ = ["Training", "TrainingInterrupted", "examples_per_epoch"]
 
 
+def value_model(config: TrainConfig, game: Any) -> ValueMLP:
+    """A freshly initialised value net of the shape ``config.model`` asks for ``game``."""
+    m = config.model
+    scale = m.value_scale if m.value_scale is not None else value_unit(game)
+    return ValueMLP.for_game(game, hidden=m.hidden, layers=m.layers, value_scale=scale,
+                             stake_relative=m.stake_relative)
+
+
 class TrainingInterrupted(Exception):
     """Ctrl-C: the run stopped cleanly after saving a checkpoint."""
 
@@ -112,10 +120,7 @@ class Training:
         torch.set_num_threads(config.trainer.torch_threads)
         seed = config.selfplay.seed
         torch.manual_seed(seed)
-        scale = config.model.value_scale if config.model.value_scale is not None else value_unit(self.game)
-        model = ValueMLP.for_game(self.game, hidden=config.model.hidden, layers=config.model.layers, value_scale=scale,
-                                  stake_relative=config.model.stake_relative)
-        self.trainer = Trainer(model, config.trainer)
+        self.trainer = Trainer(value_model(config, self.game), config.trainer)
         self.native = to_native(self.trainer.selfplay_model(), self.game, precision=config.search.precision)
         self.kernel = native_kernel(self.native)  # recorded in every metrics row (with ray: the actors')
         log.info("native value net: precision %s, kernel %s", self.kernel["precision"], self.kernel["isa"])

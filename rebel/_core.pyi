@@ -8,7 +8,7 @@ import numpy
 import numpy.typing
 import os
 import typing
-__all__: list[str] = ['CHANCE_PLAYER', 'ConvPolicyValueNet', 'DEFAULT_OFF_PATH', 'Game', 'MccfrSolver', 'MctsBatch', 'MlpPolicyNet', 'MlpValueNet', 'MnkBoard', 'MnkSolver', 'NodeKind', 'OFF_PATH_MODES', 'OracleNet', 'Pbs', 'PerfectInfoSearch', 'PerturbedNet', 'PolicyNet', 'PublicTree', 'PythonValueNet', 'SelfPlayGenerator', 'SelfPlayStep', 'SubgameSolver', 'TabularPolicyNet', 'TestTimeSearch', 'ValueNet', 'ZeroNet', 'bayes_update', 'best_response', 'bf16_round', 'build_tree', 'evaluate_matrix_strategies', 'evaluate_mixture_sum', 'expected_value', 'exploitability', 'list_games', 'list_matrix_games', 'make_game', 'matrix_game', 'mlp_bf16_preferred', 'mlp_int16_preferred', 'mlp_supported_bf16_isas', 'mlp_supported_int16_isas', 'mlp_supported_isas', 'mnk_rollout_search', 'mnk_symmetries', 'net_values', 'policy_net_policies', 'policy_net_start', 'solve_matrix_game', 'subgame_exploitability', 'uniform_policy', 'validate_policy']
+__all__: list[str] = ['CHANCE_PLAYER', 'ConvPolicyValueNet', 'DEFAULT_OFF_PATH', 'Game', 'MccfrSolver', 'MctsBatch', 'MlpPolicyNet', 'MlpValueNet', 'MnkBoard', 'MnkSolver', 'NodeKind', 'OFF_PATH_MODES', 'OracleNet', 'Pbs', 'PerfectInfoSearch', 'PerturbedNet', 'PolicyNet', 'PublicTree', 'PythonValueNet', 'SelfPlayGenerator', 'SelfPlayStep', 'SubgameSolver', 'TabularPolicyNet', 'TestTimeSearch', 'ValueNet', 'ZeroNet', 'bayes_update', 'best_response', 'bf16_round', 'build_tree', 'evaluate_matrix_strategies', 'evaluate_mixture_sum', 'expected_value', 'exploitability', 'list_games', 'list_matrix_games', 'make_game', 'matrix_game', 'mlp_bf16_preferred', 'mlp_int16_preferred', 'mlp_supported_bf16_isas', 'mlp_supported_int16_isas', 'mlp_supported_isas', 'mnk_rollout_search', 'mnk_symmetries', 'net_values', 'policy_net_policies', 'policy_net_start', 'sample_seed', 'solve_matrix_game', 'subgame_exploitability', 'uniform_policy', 'validate_policy']
 class Game:
     """
     A two-player zero-sum game with private hands and public actions.
@@ -503,6 +503,12 @@ class TestTimeSearch:
         """
     def sample_iteration(self, uniform01: typing.SupportsFloat | typing.SupportsIndex) -> int:
         ...
+    def sampled_policies(self, seeds: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], threads: typing.SupportsInt | typing.SupportsIndex = 1) -> numpy.typing.NDArray[numpy.float64]:
+        """
+        Mode (b): the policies sampled_policy(seed) gives for each of `seeds` (bit for bit), computed together:
+        samples that reach a subgame with the same PBS share its solve. Sample k of evaluate_sampled(seed=s)
+        is seed sample_seed(s, k). Shape (len(seeds), nodes, hands).
+        """
     def sampled_policy(self, seed: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float64]:
         """
         Mode (b): one policy, each subgame stopped at a random iteration (linear weights).
@@ -958,6 +964,11 @@ def policy_net_start(game: Game, tree: PublicTree, beliefs0: numpy.typing.ArrayL
     """
     The warm-start policy sigma0 of `tree` from `net` (csrc/search/policy_start.h), float64
     (tree.size, num_hands) in SubgameSolver.current_policy()'s layout.
+    """
+def sample_seed(seed: typing.SupportsInt | typing.SupportsIndex, index: typing.SupportsInt | typing.SupportsIndex) -> int:
+    """
+    The generator seed of sample `index` of TestTimeSearch.evaluate_sampled(seed=seed) and sampled_sum:
+    sampled_policy(sample_seed(seed, k)) is that evaluation's k-th policy.
     """
 def solve_matrix_game(payoff: numpy.typing.ArrayLike, iterations: typing.SupportsInt | typing.SupportsIndex, algorithm: str = 'rm', linear_avg: bool = False, alternating: bool = False) -> dict:
     """

@@ -303,6 +303,20 @@ void bind_search(py::module_& m) {
         run_cancellable([&](std::atomic<bool>* cancel) { policy = s.sampled_policy(seed, cancel); });
         return to_array_2d(policy, s.full_tree().size(), s.game().num_hands());
       }, py::arg("seed"), "Mode (b): one policy, each subgame stopped at a random iteration (linear weights).")
+      .def("sampled_policies", [](const TestTimeSearch& s, const std::vector<uint64_t>& seeds, int threads) {
+        if (threads < 1) throw py::value_error("threads must be >= 1");
+        std::vector<std::vector<double>> policies;
+        run_cancellable([&](std::atomic<bool>* cancel) { policies = s.sampled_policies(seeds, threads, cancel); });
+        const size_t size = static_cast<size_t>(s.full_tree().size()) * s.game().num_hands();
+        py::array_t<double> out({static_cast<py::ssize_t>(policies.size()), static_cast<py::ssize_t>(s.full_tree().size()),
+                                 static_cast<py::ssize_t>(s.game().num_hands())});
+        double* data = out.mutable_data();
+        for (size_t i = 0; i < policies.size(); ++i) std::copy(policies[i].begin(), policies[i].end(), data + i * size);
+        return out;
+      }, py::arg("seeds"), py::arg("threads") = 1,
+         "Mode (b): the policies sampled_policy(seed) gives for each of `seeds` (bit for bit), computed together:\n"
+         "samples that reach a subgame with the same PBS share its solve. Sample k of evaluate_sampled(seed=s)\n"
+         "is seed sample_seed(s, k). Shape (len(seeds), nodes, hands).")
       .def("sample_iteration", &TestTimeSearch::sample_iteration, py::arg("uniform01"))
       .def("evaluate_sampled", [](const TestTimeSearch& s, int num_policies, int threads, uint64_t seed,
                                   const py::object& progress) {
@@ -395,6 +409,10 @@ void bind_search(py::module_& m) {
          "public chance node (no action_probs) after the outcome `action`, both beliefs updated by its "
          "chance factors.");
 
+  m.def("sample_seed", [](uint64_t seed, uint64_t index) { return mix_seed(seed, index); }, py::arg("seed"),
+        py::arg("index"),
+        "The generator seed of sample `index` of TestTimeSearch.evaluate_sampled(seed=seed) and sampled_sum:\n"
+        "sampled_policy(sample_seed(seed, k)) is that evaluation's k-th policy.");
   m.def("bayes_update", [](const py::object& beliefs, const py::object& action_probs) {
     auto b = to_double_vector(beliefs, {-1}, "beliefs");
     auto p = to_double_vector(action_probs, {static_cast<py::ssize_t>(b.size())}, "action_probs");

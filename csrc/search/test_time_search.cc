@@ -1,10 +1,10 @@
 #include "search/test_time_search.h"
 
-#include <condition_variable>
+#include <algorithm>
 #include <exception>
 #include <functional>
-#include <map>
 #include <mutex>
+#include <numeric>
 #include <random>
 #include <string>
 #include <thread>
@@ -89,6 +89,20 @@ TestTimeSearch::TestTimeSearch(GamePtr game, SearchParams params, ValueNetPtr ne
       for (int leaf : t.pseudo_leaves) sg->leaf_possible.push_back(possible_hands(*game_, t.history[leaf]));
     }
     subgames_[n] = std::move(sg);
+  }
+  // The order search() draws the stops in: a subgame first, then the searches below its
+  // pseudo-leaves, each in turn (pre-order).
+  draw_index_.assign(full.size(), -1);
+  std::vector<int> pending{0};
+  while (!pending.empty()) {
+    const int n = pending.back();
+    pending.pop_back();
+    draw_index_[n] = static_cast<int>(draw_order_.size());
+    draw_order_.push_back(n);
+    if (!subgames_.at(n)) throw std::logic_error("test-time search: a subgame leaf is not a search root");
+    const Subgame& sg = *subgames_.at(n);
+    const std::vector<int>& leaves = sg.tree->pseudo_leaves;
+    for (auto it = leaves.rbegin(); it != leaves.rend(); ++it) pending.push_back(sg.to_full[*it]);
   }
   // Sharing the root trajectory stores T/2 policies of the root subgame and their leaf
   // beliefs; skip it when that would take more than 256 MiB.
@@ -233,6 +247,124 @@ std::vector<double> TestTimeSearch::sampled_policy(uint64_t seed, const CancelFl
 
 namespace {
 
+// Calls f(i) for i in [0, count) on up to `threads` threads (the calling thread when one
+// suffices); the first exception thrown stops the hand-out of further indices and is
+// rethrown here once every thread has finished.
+template <class F>
+void parallel_for(size_t count, int threads, F&& f) {
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex mutex;
+  std::exception_ptr error;
+  auto worker = [&] {
+    try {
+      for (size_t i = next.fetch_add(1); i < count && !failed.load(); i = next.fetch_add(1)) f(i);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!error) error = std::current_exception();
+      failed = true;
+    }
+  };
+  const size_t workers = std::min(count, static_cast<size_t>(std::max(threads, 1)));
+  if (workers <= 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (size_t i = 0; i < workers; ++i) pool.emplace_back(worker);
+    for (auto& th : pool) th.join();
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+}  // namespace
+
+std::vector<std::vector<double>> TestTimeSearch::sampled_policies(const std::vector<uint64_t>& seeds, int threads,
+                                                                  const CancelFlag* cancel,
+                                                                  std::atomic<long>* progress) const {
+  if (threads < 1) throw std::invalid_argument("threads must be >= 1, got " + std::to_string(threads));
+  const int count = static_cast<int>(seeds.size());
+  std::vector<std::vector<double>> policies(seeds.size(), uniform_policy(*game_, *full_tree_));
+  if (count == 0) return policies;
+  // search() draws one stop per subgame, in draw_order_; draw them all first.
+  std::vector<std::vector<int>> stops(seeds.size(), std::vector<int>(draw_order_.size()));
+  for (int m = 0; m < count; ++m) {
+    std::mt19937_64 rng(seeds[static_cast<size_t>(m)]);
+    for (int& stop : stops[static_cast<size_t>(m)]) {
+      stop = sample_iteration(std::uniform_real_distribution<double>(0.0, 1.0)(rng));
+    }
+  }
+  std::vector<int> everyone(seeds.size());
+  std::iota(everyone.begin(), everyone.end(), 0);
+  const std::vector<StopGroup> groups = solve_for_members(
+      0, {game_->hand_prior(), game_->hand_prior()}, everyone, stops, &policies, cancel);
+  // Different stops at the root give disjoint sets of samples: one task each.
+  parallel_for(groups.size(), threads, [&](size_t g) {
+    descend(0, groups[g], stops, &policies, cancel);
+    if (progress) progress->fetch_add(static_cast<long>(groups[g].members.size()));
+  });
+  return policies;
+}
+
+std::vector<TestTimeSearch::StopGroup> TestTimeSearch::solve_for_members(
+    int full_node, const Beliefs& beliefs, const std::vector<int>& members, const std::vector<std::vector<int>>& stops,
+    std::vector<std::vector<double>>* policies, const CancelFlag* cancel) const {
+  const Subgame& sg = *subgames_.at(full_node);
+  const PublicTree& t = *sg.tree;
+  const int H = game_->num_hands();
+  const size_t j = static_cast<size_t>(draw_index_.at(full_node));
+  std::vector<int> by_stop = members;
+  std::stable_sort(by_stop.begin(), by_stop.end(), [&](int a, int b) {
+    return stops[static_cast<size_t>(a)][j] < stops[static_cast<size_t>(b)][j];
+  });
+  SubgameSolver solver = make_solver(sg.tree, beliefs);
+  std::vector<StopGroup> groups;
+  int done = 0;
+  for (size_t a = 0; a < by_stop.size();) {
+    const int stop = stops[static_cast<size_t>(by_stop[a])][j];
+    size_t b = a;
+    while (b < by_stop.size() && stops[static_cast<size_t>(by_stop[b])][j] == stop) ++b;
+    for (; done < stop; ++done) {
+      if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled();
+      solver.step();
+    }
+    const std::vector<double>& played = solver.played_policy();
+    StopGroup group;
+    group.members.assign(by_stop.begin() + static_cast<std::ptrdiff_t>(a), by_stop.begin() + static_cast<std::ptrdiff_t>(b));
+    for (int m : group.members) {
+      std::vector<double>& policy = (*policies)[static_cast<size_t>(m)];
+      for (int s : t.decision_nodes) {
+        for (int c = t.first_child[s]; c < t.first_child[s] + t.num_children[s]; ++c) {
+          std::copy(&played[static_cast<size_t>(c) * H], &played[static_cast<size_t>(c) * H] + H,
+                    &policy[static_cast<size_t>(sg.to_full[c]) * H]);
+        }
+      }
+    }
+    if (!t.pseudo_leaves.empty()) group.leaf_beliefs = leaf_beliefs(sg, solver, played, true);
+    groups.push_back(std::move(group));
+    a = b;
+  }
+  return groups;
+}
+
+void TestTimeSearch::descend(int full_node, const StopGroup& group, const std::vector<std::vector<int>>& stops,
+                             std::vector<std::vector<double>>* policies, const CancelFlag* cancel) const {
+  const Subgame& sg = *subgames_.at(full_node);
+  const PublicTree& t = *sg.tree;
+  const int H = game_->num_hands();
+  for (size_t i = 0; i < t.pseudo_leaves.size(); ++i) {
+    // As search(): after a deal the leaf's normalised beliefs are already Bayes' rule for the card.
+    const double* b = &group.leaf_beliefs[i * 2 * H];
+    Beliefs next{std::vector<double>(b, b + H), std::vector<double>(b + H, b + 2 * H)};
+    if (!sg.leaf_possible.empty()) keep_possible(sg.leaf_possible[i], &next);
+    const int child = sg.to_full[t.pseudo_leaves[i]];
+    for (const StopGroup& below : solve_for_members(child, next, group.members, stops, policies, cancel)) {
+      descend(child, below, stops, policies, cancel);
+    }
+  }
+}
+
+namespace {
+
 // Reach-weighted contribution of one policy: policy[c, h] times the acting player's own
 // reach (prior included) at parent(c). Summing these and normalising per (node, hand)
 // gives the behavioural policy of "pick one of the policies at random, then follow it".
@@ -256,7 +388,10 @@ namespace {
 
 // Computes the reach-weighted contributions of samples k in [begin, end) on `threads`
 // threads and hands them to `merge(k, contribution)` in the order k = begin, begin + 1, ...
-// (on the calling thread), so that sums and their rounding do not depend on timing.
+// (on the calling thread), so that sums and their rounding do not depend on timing. The
+// samples are computed in chunks (TestTimeSearch::sampled_policies, which shares the solves
+// of samples that reach a subgame with the same PBS) of at most 1,024 samples and 1 GiB of
+// policies.
 void for_each_sample_in_order(const TestTimeSearch& search, int begin, int end, int threads, uint64_t seed,
                               const CancelFlag* cancel, std::atomic<long>* progress,
                               const std::function<void(int, const std::vector<double>&)>& merge) {
@@ -267,72 +402,19 @@ void for_each_sample_in_order(const TestTimeSearch& search, int begin, int end, 
   if (threads < 1) throw std::invalid_argument("threads must be >= 1, got " + std::to_string(threads));
   const Game& game = search.game();
   const PublicTree& tree = search.full_tree();
-  const int window = 4 * threads;  // samples computed ahead of the in-order merge
-
-  std::mutex mutex;
-  std::condition_variable cv;
-  std::map<int, std::vector<double>> ready;
-  std::atomic<int> next_sample{begin};
-  int merged = begin;
-  std::atomic<bool> stop{false};
-  std::exception_ptr error;
-
-  auto stopped = [&] { return stop.load() || (cancel && cancel->load()); };
-  auto worker = [&] {
-    try {
-      for (;;) {
-        const int k = next_sample.fetch_add(1);
-        if (k >= end) return;
-        {
-          std::unique_lock<std::mutex> lock(mutex);
-          cv.wait(lock, [&] { return k < merged + window || stopped(); });
-        }
-        if (stopped()) return;
-        auto contribution = reach_weighted(game, tree, search.sampled_policy(mix_seed(seed, k), cancel));
-        {
-          std::lock_guard<std::mutex> lock(mutex);
-          ready.emplace(k, std::move(contribution));
-        }
-        cv.notify_all();
-      }
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mutex);
-      if (!error) error = std::current_exception();
-      stop = true;
-      cv.notify_all();
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int i = 0; i < threads; ++i) pool.emplace_back(worker);
-
-  try {
-    while (merged < end) {
-      std::vector<double> contribution;
-      {
-        std::unique_lock<std::mutex> lock(mutex);
-        cv.wait(lock, [&] { return ready.count(merged) > 0 || stopped(); });
-        if (ready.count(merged) == 0) break;
-        contribution = std::move(ready[merged]);
-        ready.erase(merged);
-      }
-      merge(merged, contribution);
-      {
-        std::lock_guard<std::mutex> lock(mutex);
-        ++merged;
-      }
-      cv.notify_all();
-      if (progress) progress->fetch_add(1);
-    }
-  } catch (...) {
-    stop = true;
-    cv.notify_all();
-    for (auto& th : pool) th.join();
-    throw;
+  const double policy_bytes = static_cast<double>(tree.size()) * game.num_hands() * sizeof(double);
+  const int chunk = static_cast<int>(std::clamp(static_cast<double>(1 << 30) / policy_bytes, 1.0, 1024.0));
+  for (int first = begin; first < end; first += chunk) {
+    const int last = std::min(end, first + chunk);
+    std::vector<uint64_t> seeds;
+    for (int k = first; k < last; ++k) seeds.push_back(mix_seed(seed, static_cast<uint64_t>(k)));
+    std::vector<std::vector<double>> policies = search.sampled_policies(seeds, threads, cancel, progress);
+    parallel_for(policies.size(), threads, [&](size_t i) {
+      if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled();
+      policies[i] = reach_weighted(game, tree, policies[i]);
+    });
+    for (int k = first; k < last; ++k) merge(k, policies[static_cast<size_t>(k - first)]);
   }
-  stop = true;
-  cv.notify_all();
-  for (auto& th : pool) th.join();
-  if (error) std::rethrow_exception(error);
   if (cancel && cancel->load()) throw Cancelled();
 }
 

@@ -68,6 +68,15 @@ class TestTimeSearch {
                                      std::atomic<long>* progress = nullptr) const;
   // One full-game policy of mode (b); all randomness comes from `seed`.
   std::vector<double> sampled_policy(uint64_t seed, const CancelFlag* cancel = nullptr) const;
+  // The mode-(b) policies of generator seeds `seeds`, each bit for bit sampled_policy(seed),
+  // computed together on `threads` threads. A sample draws the stops of its searches in a
+  // fixed order, so they can be drawn first; samples whose stops agree at every search above
+  // a subgame reach it with the same PBS, and its solve runs once for all of them, up to the
+  // last stop any of them needs (the game's root: once for all samples). `progress` counts
+  // finished samples.
+  std::vector<std::vector<double>> sampled_policies(const std::vector<uint64_t>& seeds, int threads,
+                                                    const CancelFlag* cancel = nullptr,
+                                                    std::atomic<long>* progress = nullptr) const;
   // Number of subgame searches one full-game policy needs.
   int num_search_roots() const;
 
@@ -88,6 +97,21 @@ class TestTimeSearch {
   template <class Rng>
   void search(int full_node, const Beliefs& beliefs, SearchMode mode, Rng* rng,
               std::vector<double>* policy, const CancelFlag* cancel, std::atomic<long>* progress = nullptr) const;
+
+  // sampled_policies: the samples (indices into `stops`) that stop a subgame at one
+  // iteration, and the beliefs at its pseudo-leaves they all go on with.
+  struct StopGroup {
+    std::vector<int> members;
+    std::vector<double> leaf_beliefs;  // [leaf][player][hand]
+  };
+  // Solves the subgame at `full_node` from `beliefs` once for `members`, writes each
+  // member's stopped iterate into its policy and returns the members grouped by stop.
+  std::vector<StopGroup> solve_for_members(int full_node, const Beliefs& beliefs, const std::vector<int>& members,
+                                           const std::vector<std::vector<int>>& stops,
+                                           std::vector<std::vector<double>>* policies, const CancelFlag* cancel) const;
+  // The searches below `full_node`'s pseudo-leaves for one of its stop groups, recursively.
+  void descend(int full_node, const StopGroup& group, const std::vector<std::vector<int>>& stops,
+               std::vector<std::vector<double>>* policies, const CancelFlag* cancel) const;
 
   // The PBS beliefs at every pseudo-leaf of `sg` ([leaf][player][hand]) under `played`, the
   // policy `solver` plays: the normalised reach; for a CFR iterate under an off-path mode,
@@ -114,6 +138,10 @@ class TestTimeSearch {
   PolicyNetPtr policy_net_;
   std::shared_ptr<const PublicTree> full_tree_;
   std::vector<std::unique_ptr<Subgame>> subgames_;  // by full node; null if never a root
+  // The search roots in the order a mode-(b) sample draws their stopping iterations (the
+  // recursion's pre-order), and each root's position in it (-1: not a root).
+  std::vector<int> draw_order_;
+  std::vector<int> draw_index_;
 };
 
 struct SampledEvaluation {

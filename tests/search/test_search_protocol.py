@@ -82,3 +82,50 @@ def test_sampled_evaluation_is_the_reach_weighted_mixture(search):
             expected.append(rebel.exploitability(GAME, full, mixture)["exploitability"])
     assert list(report["num_policies"]) == [1, 2, 4, 8]
     np.testing.assert_allclose(report["exploitability"], expected, rtol=0, atol=1e-12)
+
+
+def _searches() -> dict:
+    """Searches of different kinds: exact leaves, a trained net with a policy-net warm start,
+    a solver that plays its average at the stop, public chance (both leaf placements)."""
+    from pathlib import Path
+
+    pretrained = Path(rebel.__file__).resolve().parent / "nets" / "pretrained"
+    net = core.MlpValueNet(GAME, str(pretrained / "1x4f.bin"), precision="fp32")
+    policy_net = core.MlpPolicyNet(GAME, str(pretrained / "1x4f_policy.bin"), precision="fp32")
+    leduc = rebel.make_game("leduc", {})
+    leduc_net = core.MlpValueNet(leduc, str(pretrained / "leduc.bin"), precision="fp32")
+    return {
+        "oracle": lambda: core.TestTimeSearch(GAME, core.OracleNet(GAME, "lcfr", 32), "lcfr", DEPTH, ITERATIONS),
+        "warm": lambda: core.TestTimeSearch(GAME, net, "lcfr", DEPTH, ITERATIONS, policy_net=policy_net,
+                                            warm_iterations=15, warm_prior=10.0),
+        "cfr-avg-play-avg": lambda: core.TestTimeSearch(GAME, net, "cfr-avg-play-avg", DEPTH, ITERATIONS),
+        "leduc": lambda: core.TestTimeSearch(leduc, leduc_net, "lcfr", 2, 16),
+        "leduc-at-deal": lambda: core.TestTimeSearch(leduc, leduc_net, "dcfr", 3, 16, chance_leaves="at_deal"),
+    }
+
+
+@pytest.mark.parametrize("kind", ["oracle", "warm", "cfr-avg-play-avg", "leduc", "leduc-at-deal"])
+def test_samples_solved_together_are_the_samples_solved_one_at_a_time(kind):
+    """sampled_policies shares the solves of samples that reach a subgame with the same PBS;
+    each of its policies must still be sampled_policy's for that seed, bit for bit, on any
+    number of threads, and sampled_sum over a range (solved together) must be the in-order
+    sum of the one-sample ranges (each solved alone)."""
+    search = _searches()[kind]()
+    n = 40  # T = 16 or 32: several samples share each stop of the game's root
+    seeds = [core.sample_seed(3, k) for k in range(n)]
+    assert seeds[:3] == [mix_seed(3, k) for k in range(3)]
+    together = np.asarray(search.sampled_policies(seeds, threads=2))
+    one_by_one = np.stack([np.asarray(search.sampled_policy(s)) for s in seeds])
+    assert together.shape == one_by_one.shape and together.shape[:2] == (n, search.full_tree.size)
+    assert np.array_equal(together, one_by_one)
+    assert np.array_equal(np.asarray(search.sampled_policies(seeds, threads=1)), together)
+    alone = np.zeros(together.shape[1:])
+    for k in range(n):
+        alone += np.asarray(search.sampled_sum(k, k + 1, threads=1, seed=3))
+    assert np.array_equal(np.asarray(search.sampled_sum(0, n, threads=2, seed=3)), alone)
+
+
+def test_sampled_policies_of_no_seeds_and_bad_threads(search):
+    assert np.asarray(search.sampled_policies([], threads=1)).shape == (0, search.full_tree.size, GAME.num_hands)
+    with pytest.raises(ValueError, match="threads"):
+        search.sampled_policies([1, 2], threads=0)

@@ -1018,3 +1018,45 @@ def test_checkpoint_weights_exports_the_average_as_weights_bin_and_the_raw_weigh
     assert "keeps no moving average" in capsys.readouterr().err
     assert script.main([str(tmp_path / "missing"), "raw", str(tmp_path / "x.bin")]) == 2
     assert not (tmp_path / "x.bin").exists()
+
+
+def test_oracle_searches_reproduce_rebel_eval_and_keep_finished_seeds(tmp_path, capsys, monkeypatch):
+    """experiments/oracle_searches.py on 1x3f (T = 16, N = 4): each seed's figure is what
+    rebel's evaluate gives for the same exact-leaf search; a second call recomputes nothing;
+    a cached file of another protocol and an unknown solver exit with 2."""
+    from rebel import _core
+    from rebel.search.evaluate import evaluate
+    from rebel.search.settings import EvalSettings
+
+    searches = load("oracle_searches")
+    out = tmp_path / "rows"
+    small = ["--game", "1x3f", "--iters", "16", "--oracle-iters", "32", "--repeats", "4", "--threads", "1",
+             "--out", str(out)]
+    assert searches.main(small + ["--searches", "lcfr,cfr-avg", "--seeds", "0,1"]) == 0
+    summary = json.loads((out / "1x3f_summary.json").read_text())
+    rows = {r["solver"]: r for r in summary["rows"]}
+    assert [r["seed"] for r in rows["cfr-avg"]["runs"]] == [0, 1]
+    settings = EvalSettings(net="oracle", solver="cfr-avg", depth=2, iterations=16, repeats=4, threads=1, seed=1,
+                            off_path="skip", mode_a=False, full_game=False, oracle_iterations=32)
+    direct = evaluate(_core.make_game("liars_dice", {"num_dice": 1, "num_faces": 3}), settings, progress=False)
+    assert rows["cfr-avg"]["runs"][1]["exploitability"] == pytest.approx(
+        direct["mode_b"][-1]["exploitability"], abs=1e-12)
+    values = [r["exploitability"] for r in rows["lcfr"]["runs"]]
+    assert rows["lcfr"]["mean"] == pytest.approx(sum(values) / 2)
+    assert rows["lcfr"]["trained_net"] is None  # no Table 2 cell for 1x3f
+    assert "| cfr-avg |" in capsys.readouterr().out
+
+    def no_subprocess(*args, **kwargs):
+        raise AssertionError("a cached seed was recomputed")
+
+    monkeypatch.setattr(searches.subprocess, "run", no_subprocess)
+    assert searches.main(small + ["--searches", "lcfr,cfr-avg", "--seeds", "0,1"]) == 0
+    capsys.readouterr()
+    # the same file name under another T is refused, not mixed in
+    cached = json.loads((out / "1x3f_lcfr_T16_d2_seed0.json").read_text())
+    (out / "1x3f_lcfr_T16_d2_seed0.json").write_text(json.dumps({**cached, "iterations": 32}))
+    assert searches.main(small + ["--searches", "lcfr", "--seeds", "0"]) == 2
+    assert "move it away" in capsys.readouterr().err
+    assert searches.main(small + ["--searches", "lcfr,cfr-d"]) == 2
+    assert "unknown solver" in capsys.readouterr().err
+    assert searches.main(["--game", "4dice"]) == 2

@@ -435,10 +435,11 @@ def test_ctrl_c_saves_a_checkpoint_and_the_run_resumes(tmp_path):
 
 def test_run_budget_training_leaves_the_evaluations_out_of_max_minutes(tmp_path):
     """run.max_minutes limits the wall clock (run.budget=wall) or the wall clock less the
-    evaluations (training). The random net's evaluation here (N = 4096, about 6 s) alone
-    outlasts the 1.8 s budget: counted, no epoch is trained; left out, training goes on."""
+    evaluations (training). The random net's evaluation here (N = 16384, about 7 s since mode (b)
+    shares subgame solves between samples) alone outlasts the 1.8 s budget: counted, no epoch is
+    trained; left out, training goes on."""
     args = ["quick", *TINY, "selfplay.threads=1", "run.epochs=400", "run.max_minutes=0.03", "evaluation.every=1000",
-            "evaluation.final=false", "evaluation.repeats=4096", "evaluation.heldout_steps=64", f"run.dir={tmp_path}"]
+            "evaluation.final=false", "evaluation.repeats=16384", "evaluation.heldout_steps=64", f"run.dir={tmp_path}"]
     runs = {}
     for budget in ("wall", "training"):
         r = run_cli("train", *args, f"run.budget={budget}", f"run.name={budget}", "--json", timeout=300)

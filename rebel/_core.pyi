@@ -8,7 +8,7 @@ import numpy
 import numpy.typing
 import os
 import typing
-__all__: list[str] = ['CHANCE_PLAYER', 'ConvPolicyValueNet', 'DEFAULT_OFF_PATH', 'Game', 'MccfrSolver', 'MctsBatch', 'MlpPolicyNet', 'MlpValueNet', 'MnkBoard', 'MnkSolver', 'NodeKind', 'OFF_PATH_MODES', 'OracleNet', 'Pbs', 'PerfectInfoSearch', 'PerturbedNet', 'PolicyNet', 'PublicTree', 'PythonValueNet', 'SelfPlayGenerator', 'SelfPlayStep', 'SubgameSolver', 'TabularPolicyNet', 'TestTimeSearch', 'ValueNet', 'ZeroNet', 'bayes_update', 'best_response', 'bf16_round', 'build_tree', 'evaluate_matrix_strategies', 'evaluate_mixture_sum', 'expected_value', 'exploitability', 'list_games', 'list_matrix_games', 'make_game', 'matrix_game', 'mlp_bf16_preferred', 'mlp_int16_preferred', 'mlp_supported_bf16_isas', 'mlp_supported_int16_isas', 'mlp_supported_isas', 'mnk_rollout_search', 'mnk_symmetries', 'net_values', 'policy_net_policies', 'policy_net_start', 'sample_seed', 'solve_matrix_game', 'subgame_exploitability', 'uniform_policy', 'validate_policy']
+__all__: list[str] = ['CHANCE_PLAYER', 'ConvPolicyValueNet', 'DEFAULT_OFF_PATH', 'Game', 'MccfrSolver', 'MctsBatch', 'MlpPolicyNet', 'MlpValueNet', 'MnkBoard', 'MnkSolver', 'NodeKind', 'OFF_PATH_MODES', 'OracleNet', 'Pbs', 'PerfectInfoSearch', 'PerturbedNet', 'PolicyNet', 'PublicTree', 'PythonValueNet', 'SelfPlayGenerator', 'SelfPlayStep', 'SubgameSolver', 'TabularPolicyNet', 'TestTimeSearch', 'ValueNet', 'ZeroNet', 'bayes_update', 'best_response', 'bf16_round', 'build_tree', 'evaluate_matrix_strategies', 'evaluate_mixture_sum', 'expected_value', 'exploitability', 'list_games', 'list_matrix_games', 'make_game', 'matrix_game', 'mlp_bf16_preferred', 'mlp_int16_preferred', 'mlp_supported_bf16_isas', 'mlp_supported_int16_isas', 'mlp_supported_isas', 'mnk_rollout_search', 'mnk_symmetries', 'net_values', 'policy_net_policies', 'policy_net_start', 'sample_chunk_size', 'sample_seed', 'solve_matrix_game', 'subgame_exploitability', 'uniform_policy', 'validate_policy']
 class Game:
     """
     A two-player zero-sum game with private hands and public actions.
@@ -534,6 +534,18 @@ class TestTimeSearch:
     def off_path(self) -> str:
         ...
     @property
+    def samples_per_chunk(self) -> int:
+        """
+        Samples evaluate_sampled computes together (sharing solves): at most 1,024, 1 GiB of
+        policies and 512 MiB of leaf beliefs (sample_chunk_size). Results do not depend on it.
+        """
+    @property
+    def shared_bytes_per_sample(self) -> float:
+        """
+        Bytes of leaf beliefs sampled_policies may hold per sample (levels of searches x the
+        most pseudo-leaves of a subgame x 2 x hands doubles).
+        """
+    @property
     def warm_iterations(self) -> int:
         ...
     @property
@@ -964,6 +976,11 @@ def policy_net_start(game: Game, tree: PublicTree, beliefs0: numpy.typing.ArrayL
     """
     The warm-start policy sigma0 of `tree` from `net` (csrc/search/policy_start.h), float64
     (tree.size, num_hands) in SubgameSolver.current_policy()'s layout.
+    """
+def sample_chunk_size(policy_bytes: typing.SupportsFloat | typing.SupportsIndex, shared_bytes: typing.SupportsFloat | typing.SupportsIndex) -> int:
+    """
+    Samples one call of sampled_policies takes in evaluate_sampled: as many as fit 1 GiB of policies
+    (policy_bytes each) and 512 MiB of shared leaf beliefs (shared_bytes each), between 1 and 1,024.
     """
 def sample_seed(seed: typing.SupportsInt | typing.SupportsIndex, index: typing.SupportsInt | typing.SupportsIndex) -> int:
     """

@@ -287,6 +287,12 @@ void bind_search(py::module_& m) {
       .def_property_readonly("off_path", [](const TestTimeSearch& s) { return off_path_name(s.params().solver.off_path); })
       .def_property_readonly("full_tree", [](const TestTimeSearch& s) { return std::const_pointer_cast<PublicTree>(s.full_tree_ptr()); })
       .def_property_readonly("num_search_roots", &TestTimeSearch::num_search_roots)
+      .def_property_readonly("shared_bytes_per_sample", &TestTimeSearch::shared_bytes_per_sample,
+                             "Bytes of leaf beliefs sampled_policies may hold per sample (levels of searches x the\n"
+                             "most pseudo-leaves of a subgame x 2 x hands doubles).")
+      .def_property_readonly("samples_per_chunk", &TestTimeSearch::samples_per_chunk,
+                             "Samples evaluate_sampled computes together (sharing solves): at most 1,024, 1 GiB of\n"
+                             "policies and 512 MiB of leaf beliefs (sample_chunk_size). Results do not depend on it.")
       .def("average_policy", [](const TestTimeSearch& s, const py::object& progress) {
         std::vector<double> policy;
         std::atomic<long> done{0};
@@ -409,6 +415,9 @@ void bind_search(py::module_& m) {
          "public chance node (no action_probs) after the outcome `action`, both beliefs updated by its "
          "chance factors.");
 
+  m.def("sample_chunk_size", &sample_chunk_size, py::arg("policy_bytes"), py::arg("shared_bytes"),
+        "Samples one call of sampled_policies takes in evaluate_sampled: as many as fit 1 GiB of policies\n"
+        "(policy_bytes each) and 512 MiB of shared leaf beliefs (shared_bytes each), between 1 and 1,024.");
   m.def("sample_seed", [](uint64_t seed, uint64_t index) { return mix_seed(seed, index); }, py::arg("seed"),
         py::arg("index"),
         "The generator seed of sample `index` of TestTimeSearch.evaluate_sampled(seed=seed) and sampled_sum:\n"

@@ -1,16 +1,14 @@
 #include "search/perfect_info.h"
 
 #include <algorithm>
-#include <exception>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <unordered_map>
 #include <utility>
 
 #include "core/best_response.h"
 #include "core/tree_ops.h"
+#include "util/parallel_for.h"
 
 namespace rebel {
 
@@ -104,27 +102,10 @@ PerfectInfoEvaluation PerfectInfoSearch::evaluate(int threads, const CancelFlag*
 
   // Each state is solved once; results do not depend on which thread solved it.
   std::vector<SolvedState> solved(static_cast<size_t>(states));
-  std::atomic<int> next{0};
-  std::atomic<bool> stop{false};
-  std::exception_ptr error;
-  std::mutex error_mutex;
-  auto worker = [&] {
-    try {
-      for (int s = next.fetch_add(1); s < states && !stop.load(); s = next.fetch_add(1)) {
-        solved[s] = solve_state(game_, *state_history_[s], params_, net_, cancel);
-        if (progress) progress->fetch_add(1, std::memory_order_relaxed);
-      }
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mutex);
-      if (!error) error = std::current_exception();
-      stop = true;
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int i = 1; i < std::min(threads, std::max(1, states)); ++i) pool.emplace_back(worker);
-  worker();
-  for (auto& th : pool) th.join();
-  if (error) std::rethrow_exception(error);
+  parallel_for(static_cast<size_t>(states), threads, [&](size_t s) {
+    solved[s] = solve_state(game_, *state_history_[s], params_, net_, cancel);
+    if (progress) progress->fetch_add(1, std::memory_order_relaxed);
+  });
 
   // Copy each root's state policy onto the full tree, matching the subgame's nodes to the
   // full tree's by position (both trees list legal actions in the same order).

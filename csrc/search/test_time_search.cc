@@ -1,18 +1,18 @@
 #include "search/test_time_search.h"
 
 #include <algorithm>
-#include <exception>
 #include <functional>
 #include <mutex>
 #include <numeric>
 #include <random>
 #include <string>
-#include <thread>
+#include <utility>
 
 #include "core/best_response.h"
 #include "core/tree_ops.h"
 #include "search/pbs.h"
 #include "search/policy_start.h"
+#include "util/parallel_for.h"
 
 namespace rebel {
 
@@ -92,24 +92,43 @@ TestTimeSearch::TestTimeSearch(GamePtr game, SearchParams params, ValueNetPtr ne
   }
   // The order search() draws the stops in: a subgame first, then the searches below its
   // pseudo-leaves, each in turn (pre-order).
+  // Also the deepest chain of searches and the most pseudo-leaves of one subgame, which bound
+  // the leaf beliefs sampled_policies holds at once.
   draw_index_.assign(full.size(), -1);
-  std::vector<int> pending{0};
+  std::vector<std::pair<int, int>> pending{{0, 1}};  // (search root, its level)
+  int levels = 0;
+  size_t most_leaves = 0;
   while (!pending.empty()) {
-    const int n = pending.back();
+    const auto [n, level] = pending.back();
     pending.pop_back();
     draw_index_[n] = static_cast<int>(draw_order_.size());
     draw_order_.push_back(n);
     if (!subgames_.at(n)) throw std::logic_error("test-time search: a subgame leaf is not a search root");
     const Subgame& sg = *subgames_.at(n);
     const std::vector<int>& leaves = sg.tree->pseudo_leaves;
-    for (auto it = leaves.rbegin(); it != leaves.rend(); ++it) pending.push_back(sg.to_full[*it]);
+    levels = std::max(levels, level);
+    most_leaves = std::max(most_leaves, leaves.size());
+    for (auto it = leaves.rbegin(); it != leaves.rend(); ++it) pending.push_back({sg.to_full[*it], level + 1});
   }
+  shared_bytes_per_sample_ =
+      static_cast<double>(levels) * static_cast<double>(most_leaves) * 2.0 * game_->num_hands() * sizeof(double);
   // Sharing the root trajectory stores T/2 policies of the root subgame and their leaf
   // beliefs; skip it when that would take more than 256 MiB.
   const PublicTree& root_tree = *subgames_.at(0)->tree;
   const double bytes = 0.5 * params_.iterations * (root_tree.size() + 2.0 * root_tree.pseudo_leaves.size()) *
                        game_->num_hands() * sizeof(double);
   share_root_trajectory_ = bytes <= 256.0 * (1 << 20);
+}
+
+int sample_chunk_size(double policy_bytes, double shared_bytes) {
+  const double by_policies = policy_bytes > 0.0 ? static_cast<double>(1 << 30) / policy_bytes : 1024.0;
+  const double by_beliefs = shared_bytes > 0.0 ? static_cast<double>(1 << 29) / shared_bytes : 1024.0;
+  return static_cast<int>(std::clamp(std::min(by_policies, by_beliefs), 1.0, 1024.0));
+}
+
+int TestTimeSearch::samples_per_chunk() const {
+  const double policy_bytes = static_cast<double>(full_tree_->size()) * game_->num_hands() * sizeof(double);
+  return sample_chunk_size(policy_bytes, shared_bytes_per_sample_);
 }
 
 int TestTimeSearch::num_search_roots() const {
@@ -245,39 +264,6 @@ std::vector<double> TestTimeSearch::sampled_policy(uint64_t seed, const CancelFl
   return policy;
 }
 
-namespace {
-
-// Calls f(i) for i in [0, count) on up to `threads` threads (the calling thread when one
-// suffices); the first exception thrown stops the hand-out of further indices and is
-// rethrown here once every thread has finished.
-template <class F>
-void parallel_for(size_t count, int threads, F&& f) {
-  std::atomic<size_t> next{0};
-  std::atomic<bool> failed{false};
-  std::mutex mutex;
-  std::exception_ptr error;
-  auto worker = [&] {
-    try {
-      for (size_t i = next.fetch_add(1); i < count && !failed.load(); i = next.fetch_add(1)) f(i);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mutex);
-      if (!error) error = std::current_exception();
-      failed = true;
-    }
-  };
-  const size_t workers = std::min(count, static_cast<size_t>(std::max(threads, 1)));
-  if (workers <= 1) {
-    worker();
-  } else {
-    std::vector<std::thread> pool;
-    for (size_t i = 0; i < workers; ++i) pool.emplace_back(worker);
-    for (auto& th : pool) th.join();
-  }
-  if (error) std::rethrow_exception(error);
-}
-
-}  // namespace
-
 std::vector<std::vector<double>> TestTimeSearch::sampled_policies(const std::vector<uint64_t>& seeds, int threads,
                                                                   const CancelFlag* cancel,
                                                                   std::atomic<long>* progress) const {
@@ -390,8 +376,7 @@ namespace {
 // threads and hands them to `merge(k, contribution)` in the order k = begin, begin + 1, ...
 // (on the calling thread), so that sums and their rounding do not depend on timing. The
 // samples are computed in chunks (TestTimeSearch::sampled_policies, which shares the solves
-// of samples that reach a subgame with the same PBS) of at most 1,024 samples and 1 GiB of
-// policies.
+// of samples that reach a subgame with the same PBS) of search.samples_per_chunk() samples.
 void for_each_sample_in_order(const TestTimeSearch& search, int begin, int end, int threads, uint64_t seed,
                               const CancelFlag* cancel, std::atomic<long>* progress,
                               const std::function<void(int, const std::vector<double>&)>& merge) {
@@ -402,8 +387,7 @@ void for_each_sample_in_order(const TestTimeSearch& search, int begin, int end, 
   if (threads < 1) throw std::invalid_argument("threads must be >= 1, got " + std::to_string(threads));
   const Game& game = search.game();
   const PublicTree& tree = search.full_tree();
-  const double policy_bytes = static_cast<double>(tree.size()) * game.num_hands() * sizeof(double);
-  const int chunk = static_cast<int>(std::clamp(static_cast<double>(1 << 30) / policy_bytes, 1.0, 1024.0));
+  const int chunk = search.samples_per_chunk();
   for (int first = begin; first < end; first += chunk) {
     const int last = std::min(end, first + chunk);
     std::vector<uint64_t> seeds;

@@ -80,6 +80,15 @@ class TestTimeSearch {
   // Number of subgame searches one full-game policy needs.
   int num_search_roots() const;
 
+  // Memory sampled_policies needs per sample on top of its policy: at most one stop group a
+  // sample on each level of the recursion, each holding the beliefs at its subgame's
+  // pseudo-leaves (levels x largest leaf count x 2 x hands doubles).
+  double shared_bytes_per_sample() const { return shared_bytes_per_sample_; }
+  // How many samples evaluate_sampled and sampled_contribution_sum hand to one call of
+  // sampled_policies (sharing solves only within it): at most 1,024, 1 GiB of policies and
+  // 512 MiB of shared leaf beliefs (sample_chunk_size). Results do not depend on it.
+  int samples_per_chunk() const;
+
   // Draws the stopping iteration of mode (b) from a uniform number in [0, 1).
   int sample_iteration(double uniform01) const;
 
@@ -132,6 +141,7 @@ class TestTimeSearch {
   GamePtr game_;
   SearchParams params_;
   bool share_root_trajectory_ = false;
+  double shared_bytes_per_sample_ = 0.0;
   mutable std::mutex root_mutex_;
   mutable std::vector<RootIterate> root_iterates_;  // [iteration / 2]
   ValueNetPtr net_;
@@ -184,6 +194,10 @@ int sample_even_iteration(int iterations, double uniform01, bool linear = true, 
 // The checks of a warm start requested at construction (TestTimeSearch, SelfPlayGenerator):
 // K > 0 needs a policy net and a solver that has a warm start. Throws std::invalid_argument.
 void check_search_warm_start(const SolverParams& solver, int warm_iterations, bool has_policy_net);
+
+// Samples per call of sampled_policies: as many as fit 1 GiB of policies (`policy_bytes`
+// each) and 512 MiB of shared leaf beliefs (`shared_bytes` each), at least 1, at most 1,024.
+int sample_chunk_size(double policy_bytes, double shared_bytes);
 
 // Deterministic 64-bit mixing (splitmix64), used to derive per-sample seeds.
 uint64_t mix_seed(uint64_t seed, uint64_t index);

@@ -129,3 +129,27 @@ def test_sampled_policies_of_no_seeds_and_bad_threads(search):
     assert np.asarray(search.sampled_policies([], threads=1)).shape == (0, search.full_tree.size, GAME.num_hands)
     with pytest.raises(ValueError, match="threads"):
         search.sampled_policies([1, 2], threads=0)
+
+
+def test_shared_leaf_beliefs_bound_the_samples_solved_together(search):
+    """evaluate_sampled hands sampled_policies chunks of samples whose leaf beliefs fit
+    512 MiB: a sample holds at most one stop group per level of searches, each with the
+    beliefs at one subgame's pseudo-leaves. Levels and leaf counts recounted here from the
+    subgame trees."""
+    levels, most_leaves = 0, 0
+    pending = [([], 1)]
+    while pending:
+        history, level = pending.pop()
+        tree = core.build_tree(GAME, history, DEPTH)
+        leaves = [int(n) for n in tree.pseudo_leaves]
+        levels, most_leaves = max(levels, level), max(most_leaves, len(leaves))
+        pending += [(tree.history(n), level + 1) for n in leaves]
+    hands = GAME.num_hands
+    assert search.shared_bytes_per_sample == levels * most_leaves * 2 * hands * 8
+    policy_bytes = search.full_tree.size * hands * 8
+    assert search.samples_per_chunk == core.sample_chunk_size(policy_bytes, search.shared_bytes_per_sample) == 1024
+    # The three bounds: 1,024 samples, 1 GiB of policies, 512 MiB of leaf beliefs; at least 1.
+    assert core.sample_chunk_size(2**20, 2**19) == 1024
+    assert core.sample_chunk_size(2**22, 2**10) == 256
+    assert core.sample_chunk_size(2**10, 2**25) == 16
+    assert core.sample_chunk_size(2**31, 2**31) == 1

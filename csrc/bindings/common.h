@@ -134,8 +134,9 @@ namespace rebel_bindings {
 
 // Runs `work(cancel)` on a background thread while this (Python) thread waits without
 // the GIL, checking for Ctrl-C every 50 ms and calling `on_poll()` (with the GIL) for
-// progress reporting. On KeyboardInterrupt `cancel` is raised, the work is awaited and
-// the Python exception propagates. Exceptions from `work` are rethrown here.
+// progress reporting. On KeyboardInterrupt, or an exception from `on_poll` (a progress
+// callback that raises, or Ctrl-C arriving while it runs Python code), `cancel` is raised,
+// the work is awaited and that exception propagates. Exceptions from `work` are rethrown here.
 inline void run_cancellable(const std::function<void(std::atomic<bool>*)>& work,
                             const std::function<void()>& on_poll = {}) {
   std::atomic<bool> cancel{false};
@@ -159,7 +160,20 @@ inline void run_cancellable(const std::function<void(std::atomic<bool>*)>& work,
       interrupted = true;
       cancel = true;
     }
-    if (!interrupted && on_poll) on_poll();
+    if (!interrupted && on_poll) {
+      try {
+        on_poll();
+      } catch (...) {
+        // The runner must be joined before this frame unwinds (a joinable std::thread's
+        // destructor terminates the process).
+        cancel = true;
+        {
+          py::gil_scoped_release release;
+          runner.join();
+        }
+        throw;
+      }
+    }
   }
   {
     py::gil_scoped_release release;

@@ -15,17 +15,22 @@ solve (warm_start.EQUILIBRIUM_ITERATIONS, 4,096 iterations) instead, the ceiling
 policy net; ``--start uniform`` from the uniform policy (the warm start's mechanics alone).
 ``--leaves oracle`` swaps the cell's value net for exact leaf values (each leaf PBS solved with
 warm_start.ORACLE_ITERATIONS LCFR iterations, the Table 2 oracle). ``--warm 0`` is the cold search.
-Lines are appended to ``--out`` (default experiments/results/warm_start/CELL/prior_sweep.jsonl).
+Lines are appended to ``--out`` (default experiments/results/warm_start/CELL/prior_sweep.jsonl),
+one per (setting, seed) as soon as that seed is evaluated (a seed costs minutes to hours), so an
+interrupted sweep keeps its finished seeds: run again, it skips every seed the file already holds
+for the same setting and prints each setting's mean +- sd over all of them. (Lines written before
+this listed several seeds each; they count the same way.)
 """
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Dict, Sequence
 
 from rebel import _core
 from rebel.games import game_from_config
@@ -33,6 +38,26 @@ from rebel.util.machine import cpu_name
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import warm_start  # noqa: E402  (the cell configs and the policy nets' folder)
+
+log = logging.getLogger("warm_prior_sweep")
+
+
+def seeds_found(path: Path, setting: Dict[str, Any]) -> Dict[int, float]:
+    """seed -> exploitability over the lines of ``path`` with this setting (a line written before
+    ``leaves`` was recorded used the value net)."""
+    found: Dict[int, float] = {}
+    if not path.exists():
+        return found
+    for number, text in enumerate(path.read_text().splitlines(), 1):
+        if not text.strip():
+            continue
+        try:
+            line = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise SystemExit(f"warm_prior_sweep.py: {path}:{number} is not JSON ({err})") from None
+        if all(line.get(key, "net" if key == "leaves" else None) == value for key, value in setting.items()):
+            found.update(zip(line["seeds"], line["exploitability"]))
+    return found
 
 
 def main(argv: Sequence[str] = ()) -> int:
@@ -51,6 +76,7 @@ def main(argv: Sequence[str] = ()) -> int:
                         help="leaf values: the cell's value net, or exact (the Table 2 oracle)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(list(argv) or None)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     cfg = warm_start.cell_config(args.cell)
     game = game_from_config(cfg["game"])
     search = cfg["search"]
@@ -67,21 +93,28 @@ def main(argv: Sequence[str] = ()) -> int:
     out = args.out or folder / "prior_sweep.jsonl"
     seeds = [int(s) for s in args.seeds.split(",")]
     for prior in (float(p) for p in args.priors.split(",")):
+        setting = {"cell": args.cell, "iterations": args.iters, "warm_iterations": args.warm, "warm_prior": prior,
+                   "start": args.start if args.warm else "cold", "leaves": args.leaves, "repeats": args.repeats}
+        found = seeds_found(out, setting)
         searcher = _core.TestTimeSearch(game, value_net, search["solver"], search["depth"], args.iters,
                                         off_path=search["off_path"], policy_net=policy_net,
                                         warm_iterations=args.warm, warm_prior=prior)
-        start = time.perf_counter()
-        values = [float(searcher.evaluate_sampled(args.repeats, threads=args.threads, seed=seed)["exploitability"][-1])
-                  for seed in seeds]
-        line = {"cell": args.cell, "iterations": args.iters, "warm_iterations": args.warm, "warm_prior": prior,
-                "start": args.start if args.warm else "cold", "leaves": args.leaves, "repeats": args.repeats,
-                "seeds": seeds,
-                "exploitability": values, "mean": statistics.fmean(values),
-                "stdev": statistics.stdev(values) if len(values) > 1 else 0.0,
-                "seconds": time.perf_counter() - start, "threads": args.threads, "cpu": cpu_name()}
-        print(json.dumps(line), flush=True)
-        with open(out, "a") as f:
-            f.write(json.dumps(line) + "\n")
+        for seed in seeds:
+            if seed in found:
+                log.info("lambda %g seed %d: in %s already (%.5f), skipped", prior, seed, out, found[seed])
+                continue
+            start = time.perf_counter()
+            result = searcher.evaluate_sampled(args.repeats, threads=args.threads, seed=seed)
+            value = float(result["exploitability"][-1])
+            line = {**setting, "seeds": [seed], "exploitability": [value], "mean": value, "stdev": 0.0,
+                    "seconds": time.perf_counter() - start, "threads": args.threads, "cpu": cpu_name()}
+            print(json.dumps(line), flush=True)
+            with open(out, "a") as f:
+                f.write(json.dumps(line) + "\n")
+            found[seed] = value
+        values = [found[seed] for seed in seeds]
+        print(json.dumps({**setting, "seeds": seeds, "exploitability": values, "mean": statistics.fmean(values),
+                          "stdev": statistics.stdev(values) if len(values) > 1 else 0.0}), flush=True)
     return 0
 
 

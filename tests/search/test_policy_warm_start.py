@@ -450,6 +450,34 @@ def test_warm_prior_sweep_from_the_equilibrium(tmp_path):
     assert lines[1]["mean"] < 1e-5
 
 
+def test_warm_prior_sweep_writes_each_seed_and_skips_the_seeds_it_has(tmp_path):
+    """experiments/warm_prior_sweep.py appends one line per (setting, seed) as soon as the seed
+    is evaluated; run again with more seeds it computes only the new ones. Each line is the
+    search's own evaluate_sampled figure (cold 1x4f-cfr, T = 16, N = 8)."""
+    from tests.helpers.scripts import load
+
+    sweep = load("warm_prior_sweep")
+    out = tmp_path / "sweep.jsonl"
+    common = ["--cell", "1x4f-cfr", "--iters", "16", "--warm", "0", "--priors", "0", "--repeats", "8",
+              "--out", str(out)]
+    assert sweep.main([*common, "--seeds", "0,1"]) == 0
+    assert sweep.main([*common, "--seeds", "0,1,2"]) == 0
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [line["seeds"] for line in lines] == [[0], [1], [2]]
+    assert all(line["start"] == "cold" and line["leaves"] == "net" for line in lines)
+    cfg = sweep.warm_start.cell_config("1x4f-cfr")
+    game = rebel.make_game("liars_dice", {"num_dice": 1, "num_faces": 4})
+    net = _core.MlpValueNet(game, cfg["weights"], precision="fp32")
+    search = _core.TestTimeSearch(game, net, cfg["search"]["solver"], cfg["search"]["depth"], 16,
+                                  off_path=cfg["search"]["off_path"])
+    assert lines[2]["exploitability"] == [search.evaluate_sampled(8, threads=1, seed=2)["exploitability"][-1]]
+    assert sweep.seeds_found(out, {k: lines[0][k] for k in ("cell", "iterations", "warm_prior", "leaves")}) == {
+        0: lines[0]["mean"], 1: lines[1]["mean"], 2: lines[2]["mean"]}
+    out.write_text(out.read_text() + "{not json\n")
+    with pytest.raises(SystemExit, match="sweep.jsonl:4 is not JSON"):
+        sweep.seeds_found(out, {"cell": "1x4f-cfr"})
+
+
 def test_warm_start_rows_gain_seeds_one_at_a_time():
     """experiments/warm_start.py runs an expensive row one seed at a time: merge_runs adds the
     new seeds' runs, sorted, and recomputes mean and sd from all of them (0.01, 0.02, 0.03:

@@ -1,5 +1,5 @@
 """The warm start's regret prior (``warm_prior``, csrc/solvers/warm_start.cc) swept on a Table 2
-cell, under the paper's protocol (mode (b), N = 1024, fp32), one JSON line per setting:
+cell, under the paper's protocol (mode (b), N = 1024, fp32), one JSON line per setting and seed:
 
     python experiments/warm_prior_sweep.py --cell 1x4f-cfr --iters 256 --warm 15 --priors 0,0.3,1,3,10,30
     python experiments/warm_prior_sweep.py --cell 1x4f-cfr --iters 256 --warm 15 --priors 10 --seeds 3,4,5

@@ -155,7 +155,8 @@ def main(argv: Sequence[str] = ()) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--game", default="1x4f", help="Liar's Dice as DICExFACESf (default 1x4f)")
     parser.add_argument("--searches", default="cfr-avg,cfr-avg-modified,lfp,flop",
-                        help=f"comma-separated search solvers, of {', '.join(SEARCH_SOLVERS)}")
+                        help=f"comma-separated search solvers to compute, of {', '.join(SEARCH_SOLVERS)} "
+                             "(the summary covers every solver found)")
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--iters", type=int, default=1024, help="T of each subgame search")
     parser.add_argument("--depth", type=int, default=2)
@@ -182,7 +183,10 @@ def main(argv: Sequence[str] = ()) -> int:
                 for solver in solvers:
                     compute(args.out, args.game, solver, args.iters, args.depth, args.repeats, args.threads, seed,
                             args.oracle_iters)
-        summary = report(args.out, args.game, solvers, args.iters, args.depth, args.repeats, args.oracle_iters)
+        # The summary covers every solver with seeds on disk, not only this call's --searches, so a
+        # call that adds one solver's seed does not drop the other solvers' rows from the file.
+        summary = report(args.out, args.game, SEARCH_SOLVERS, args.iters, args.depth, args.repeats,
+                         args.oracle_iters)
     except (Refused, ValueError) as err:
         print(f"oracle_searches.py: error: {err}", file=sys.stderr)
         return 2

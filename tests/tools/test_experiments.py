@@ -1051,6 +1051,10 @@ def test_oracle_searches_reproduce_rebel_eval_and_keep_finished_seeds(tmp_path, 
 
     monkeypatch.setattr(searches.subprocess, "run", no_subprocess)
     assert searches.main(small + ["--searches", "lcfr,cfr-avg", "--seeds", "0,1"]) == 0
+    # a call for one solver keeps the other solver's rows in the summary
+    assert searches.main(small + ["--searches", "cfr-avg", "--seeds", "0"]) == 0
+    kept = {r["solver"]: r for r in json.loads((out / "1x3f_summary.json").read_text())["rows"]}
+    assert kept == rows
     capsys.readouterr()
     # the same file name under another T is refused, not mixed in
     cached = json.loads((out / "1x3f_lcfr_T16_d2_seed0.json").read_text())

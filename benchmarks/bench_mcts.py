@@ -4,7 +4,7 @@ side, one net call per round), for each leaf evaluator: torch, and the C++ core'
 forward pass in float32 and (where the CPU has a bf16 kernel) bf16; plus pure random-rollout
 MCTS for reference.
 
-    python benchmarks/bench_mcts.py --out experiments/results/bench_mcts.json
+    python benchmarks/bench_mcts.py --out experiments/results/benchmarks/bench_mcts.json
 """
 from __future__ import annotations
 

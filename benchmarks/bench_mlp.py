@@ -10,7 +10,7 @@ Linear layers; LayerNorm and GELU not counted) and are set against this core's p
 from its clock and its multiply-add units (benchmarks/_machine.py; printed with the report).
 Prints JSON and optionally writes it to ``--out``.
 
-    python benchmarks/bench_mlp.py --out experiments/results/bench_mlp.json
+    python benchmarks/bench_mlp.py --out experiments/results/benchmarks/bench_mlp.json
 """
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ a scaling model for clusters of 2-core machines.
    swap and collection costs, with r (examples/s per loop) and t_train (trainer seconds per
    epoch) measured here by a short threads run of the game.
 
-    python benchmarks/bench_ray.py --out experiments/results/bench_ray.json
+    python benchmarks/bench_ray.py --out experiments/results/benchmarks/bench_ray.json
 """
 from __future__ import annotations
 

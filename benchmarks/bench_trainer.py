@@ -11,7 +11,7 @@ them. ``--alphazero CONFIGS`` adds the AlphaZero configs' epochs (their ``steps_
 Adam steps of ``batch_size`` random boards through their residual net). Rounds alternate
 between the devices; the best round counts. Prints JSON and optionally writes it to ``--out``.
 
-    python benchmarks/bench_trainer.py --out experiments/results/bench_trainer.json
+    python benchmarks/bench_trainer.py --out experiments/results/benchmarks/bench_trainer.json
 """
 from __future__ import annotations
 

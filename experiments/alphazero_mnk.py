@@ -4,7 +4,7 @@ final net against fixed opponents over many games, and draw the learning curve.
     python experiments/alphazero_mnk.py alphazero_6x6k4                     # 100 games against mcts:1000
     python experiments/alphazero_mnk.py alphazero_8x8k5 --opponents mcts:1000,mcts:5000
 
-The run lives in experiments/results/CONFIG (``--out``): ``rebel train CONFIG`` starts it,
+The run lives in experiments/results/mnk/CONFIG (``--out``): ``rebel train CONFIG`` starts it,
 or resumes it from its checkpoint after a kill (Ctrl-C, a session's end); a run that reached
 its run.max_minutes or run.epochs is finished and is not trained again. A results folder
 without a checkpoint but with the net (what is committed) counts as finished too. Then:
@@ -221,7 +221,7 @@ def plot_curve(run_dir: Path, result: Dict[str, Any], path: Path) -> bool:
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("config", nargs="?", help="an AlphaZero config (e.g. alphazero_6x6k4) or a YAML path")
-    parser.add_argument("--out", help="the run / results folder (default experiments/results/CONFIG)")
+    parser.add_argument("--out", help="the run / results folder (default experiments/results/mnk/CONFIG)")
     parser.add_argument("--opponents", default="mcts:1000", help="comma-separated players (default mcts:1000)")
     parser.add_argument("--games", type=int, default=100, help="games per opponent in the final match (default 100)")
     parser.add_argument("--simulations", type=int, default=400,
@@ -255,7 +255,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             raise Refused("--opponents: name at least one player")
         name = Path(config).stem
         run_dir = (Path(args.out) if args.out
-                   else ROOT / "experiments" / "results" / (name + ("-quick" if args.quick else "")))
+                   else ROOT / "experiments" / "results" / "mnk" / (name + ("-quick" if args.quick else "")))
         check_opponents(config, run_dir, overrides, opponents)
         train(config, run_dir, overrides, progress=not args.no_progress)
         matches = final_match(run_dir, opponents, args.games, args.simulations, args.rematch)

@@ -22,8 +22,8 @@ The means come from a calibration set: the same self-play walk under another see
 differences relate to the second LayerNorm's input spread (a row whose pre-LayerNorm values
 vary little has its rounding error scaled up by the normalisation).
 
-    python experiments/bf16_error_sources.py experiments/results/1x4f-60min \
-        --out experiments/results/bf16_error_sources_1x4f.json
+    python experiments/bf16_error_sources.py experiments/results/training_curve/1x4f-60min \
+        --out experiments/results/precision/bf16_error_sources_1x4f.json
 """
 from __future__ import annotations
 

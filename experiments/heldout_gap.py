@@ -20,7 +20,7 @@ labelled (full-depth linear CFR, the same iterations) and reports the net's erro
 whether the net's held-out error is a misfit everywhere or a shift between the beliefs it
 was trained on and the held-out ones.
 
-    python experiments/heldout_gap.py experiments/results/1x4f-60min --samples 40
+    python experiments/heldout_gap.py experiments/results/training_curve/1x4f-60min --samples 40
     python experiments/heldout_gap.py experiments/results/table2/1x5f-fp --samples 40 --walk-solver lfp
 """
 from __future__ import annotations

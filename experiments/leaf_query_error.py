@@ -21,7 +21,7 @@ Leaves with the same public features (the net's input) are one leaf here: the ne
 tell them apart. Values are in the core's convention (csrc/core/game.h, per hand given the
 opponent's normalised beliefs), in the game's chips (the net's value_scale folded in).
 
-Writes one JSON per game and net under --out (default experiments/results/leaf_query_error)
+Writes one JSON per game and net under --out (default experiments/results/leduc/studies/leaf_query_error)
 and prints a table.
 """
 from __future__ import annotations
@@ -172,7 +172,7 @@ def main(argv: Sequence[str] = ()) -> int:
     parser.add_argument("--every", type=int, default=7, help="label every k-th leaf batch (odd: both players)")
     parser.add_argument("--top", type=int, default=8)
     parser.add_argument("--quick", action="store_true", help="T = 64, every 5th batch: the pipeline only")
-    parser.add_argument("--out", type=Path, default=ROOT / "results" / "leaf_query_error")
+    parser.add_argument("--out", type=Path, default=ROOT / "results" / "leduc" / "studies" / "leaf_query_error")
     args = parser.parse_args(list(argv) or None)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     if args.quick:

@@ -151,7 +151,7 @@ def main(argv: Sequence[str] = ()) -> int:
     parser.add_argument("--batch-size", type=int, default=512)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="Leduc, T = 32, two rounds: the pipeline only")
-    parser.add_argument("--out", type=Path, default=ROOT / "results" / "leaf_query_finetune")
+    parser.add_argument("--out", type=Path, default=ROOT / "results" / "leduc" / "studies" / "leaf_query_finetune")
     args = parser.parse_args(list(argv) or None)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     if args.quick:

@@ -355,7 +355,7 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     p.add_argument("--no-train", action="store_true", help="do not train a game that has no run")
     p.add_argument("--net", choices=("final", "best"), default="final",
                    help="the run's final net (weights.bin) or its chosen one (best.bin, evaluation.keep_best)")
-    p.add_argument("--out", default="experiments/results/leduc")
+    p.add_argument("--out", default="experiments/results/leduc/latest")
     p.add_argument("--seeds", default="0,1,2")
     p.add_argument("--repeats", type=int, default=1024)
     p.add_argument("--iterations", type=int, default=1024)

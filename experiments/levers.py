@@ -17,7 +17,7 @@ finishes (``OUT/NAME/eval_seedS.json``); a killed training resumes from its chec
 every variant finished in OUT (earlier calls' too); the printed table, this call's variants.
 
     python experiments/levers.py --config liars_dice_1x4f_paper --budget-minutes 10 \
-        --variants paper-fp32,paper-bf16,bf16-r16,bf16-r16-ema --out experiments/results/levers_1x4f
+        --variants paper-fp32,paper-bf16,bf16-r16,bf16-r16-ema --out experiments/results/levers/1x4f
 """
 from __future__ import annotations
 
@@ -226,7 +226,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--eval-precision", default="fp32", choices=("fp32", "bf16", "auto"),
                         help="the evaluation's net precision (the same for every variant)")
     parser.add_argument("--force", action="append", default=[], metavar="NAME", help="retrain and re-evaluate NAME")
-    parser.add_argument("--out", default="experiments/results/levers_1x4f")
+    parser.add_argument("--out", default="experiments/results/levers/1x4f")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     names = [n.strip() for n in args.variants.split(",") if n.strip()]

@@ -9,10 +9,10 @@ from its config, exactly as the run drew it: oracle-labelled self-play PBSs):
 * the paper's protocol (mode (b), depth and T from the config, N sampled policies) with each
   precision under several evaluation seeds: exploitability, and the seeds' spread.
 
-    python experiments/precision_accuracy.py experiments/results/1x4f-60min \
-        --out experiments/results/bf16_accuracy.json
-    python experiments/precision_accuracy.py experiments/results/1x4f-60min --precision int16 \
-        --out experiments/results/int16_accuracy.json
+    python experiments/precision_accuracy.py experiments/results/training_curve/1x4f-60min \
+        --out experiments/results/precision/bf16_accuracy.json
+    python experiments/precision_accuracy.py experiments/results/training_curve/1x4f-60min --precision int16 \
+        --out experiments/results/precision/int16_accuracy.json
 """
 from __future__ import annotations
 

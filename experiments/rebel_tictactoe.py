@@ -11,7 +11,7 @@ sampled policies; rebel._core.PerfectInfoSearch):
 * from the run's metrics, the first evaluation at or below the target and the wall minutes
   and examples it took, and whether every later evaluation stayed there.
 
-    python experiments/rebel_tictactoe.py experiments/results/rebel_tictactoe [--target 0.01]
+    python experiments/rebel_tictactoe.py experiments/results/mnk/rebel_tictactoe [--target 0.01]
 
 Writes RUN_DIR/summary.json and prints it.
 """

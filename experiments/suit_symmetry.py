@@ -89,7 +89,8 @@ def main(argv: Sequence[str] = ()) -> int:
     parser.add_argument("--depth", type=int, default=10)
     parser.add_argument("--repeats", type=int, default=1024)
     parser.add_argument("--seeds", type=lambda s: [int(x) for x in s.split(",")], default=[0, 1, 2])
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results" / "suit_symmetry")
+    parser.add_argument("--out", type=Path,
+                        default=Path(__file__).resolve().parent / "results" / "leduc" / "studies" / "suit_symmetry")
     args = parser.parse_args(list(argv) or None)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     run(args)

@@ -17,8 +17,8 @@ EPILOG = """players:
 
 examples:
   rebel match perfect random --game mnk --games 100
-  rebel match rebel:experiments/results/rebel_tictactoe/weights.bin \\
-              net:experiments/results/alphazero_tictactoe/net.pt:50
+  rebel match rebel:experiments/results/mnk/rebel_tictactoe/weights.bin \\
+              net:experiments/results/mnk/alphazero_tictactoe/net.pt:50
   rebel match mcts:1000 mcts:200 --game mnk --m 6 --n 6 --k 4 --games 20 --json"""
 
 

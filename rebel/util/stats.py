@@ -12,7 +12,7 @@ They differ only in the quantile ``q`` and in the fewest samples that get an int
   for few samples (t is 4.30 at n = 3, 2.26 at n = 10, 2.05 at n = 30). Below 10 hands the
   line says how many hands there are and that they are too few.
 * Matches (:data:`MATCH`) keep the normal quantile 1.96 from two games on: their intervals
-  are recorded in committed results (experiments/results/alphazero_*/metrics.jsonl, 20-game
+  are recorded in committed results (experiments/results/mnk/alphazero_*/metrics.jsonl, 20-game
   evaluations) that must stay reproducible, and matches are played by the dozen or hundred.
   One game gets no interval (the caller clips it to the score's range).
 """

@@ -137,7 +137,7 @@ def test_rebel_learns_tic_tac_toe(tmp_path):
 
 # ------------------------------------------------------------------------------ ReBeL as a player
 
-REBEL_TTT = Path(__file__).resolve().parents[2] / "experiments" / "results" / "rebel_tictactoe" / "weights.bin"
+REBEL_TTT = Path(__file__).resolve().parents[2] / "experiments" / "results" / "mnk" / "rebel_tictactoe" / "weights.bin"
 
 
 def test_rebel_player_specs_and_bad_input(tmp_path):
@@ -154,7 +154,7 @@ def test_rebel_player_specs_and_bad_input(tmp_path):
 
 
 def test_the_trained_rebel_net_beats_random_and_draws_the_perfect_player():
-    """The committed run's net (experiments/results/rebel_tictactoe), playing as its
+    """The committed run's net (experiments/results/mnk/rebel_tictactoe), playing as its
     evaluation does: it wins most games against random moves and loses none of four
     against the exact solver."""
     from rebel.alphazero.match import play_match

@@ -128,7 +128,7 @@ def test_cfrd_rate_takes_the_off_path_mode(tmp_path):
     assert 0 < report["rows"][0]["depth_limited"]["exploitability"] < 0.2
 
 
-RESULTS_1X4F = EXPERIMENTS / "results" / "1x4f-60min"
+RESULTS_1X4F = EXPERIMENTS / "results" / "training_curve" / "1x4f-60min"
 
 
 def test_training_curve_of_the_committed_1x4f_run(tmp_path, capsys):
@@ -767,7 +767,7 @@ def test_bf16_error_sources_separates_the_roundings(capsys):
         rounded, _ = script.emulate(model, rows, round_weights=True, round_inputs=True)
     assert (fixed - exact).abs().max() < 1e-12 < (rounded - exact).abs().max()
 
-    run = EXPERIMENTS / "results" / "1x4f-60min"
+    run = EXPERIMENTS / "results" / "training_curve" / "1x4f-60min"
     assert script.main([str(run)]) == 0
     report = json.loads(capsys.readouterr().out)
     v = report["variants"]

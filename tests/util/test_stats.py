@@ -33,7 +33,7 @@ def test_play_shows_no_interval_before_ten_hands():
 
 
 def test_match_rule_is_the_normal_interval_from_two_games():
-    # 14 wins and 6 losses of 20: the interval recorded in experiments/results/alphazero_6x6k4/metrics.jsonl.
+    # 14 wins and 6 losses of 20: the interval recorded in experiments/results/mnk/alphazero_6x6k4/metrics.jsonl.
     r = mean_interval_from_moments(20, 14.0, 14.0, MATCH)
     assert (r.mean - r.half_width, r.mean + r.half_width) == (0.493942266649164, 0.906057733350836)
     assert not mean_interval_from_moments(1, 1.0, 1.0, MATCH).shown

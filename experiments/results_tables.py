@@ -200,8 +200,8 @@ def leduc_commands(rows: Dict[str, Dict[str, Any]]) -> str:
     return _listing(rows, ("leduc.limit.trained", "leduc_nolimit.trained"), columns=("game", "row", "command"))
 
 
-WARM_IDS = ("warm_start.1x4f.cold_T1024", "warm_start.1x4f.warm_T256_P10", "warm_start.1x4f.selfplay_warm",
-            "warm_start.1x4f.selfplay_warm_seed1", "warm_start.2x3f.cold_T1024", "warm_start.2x3f.warm_T256_P10")
+WARM_IDS = ("table2.1x4f.cfr", "warm_start.1x4f.warm_T256_P10", "warm_start.1x4f.selfplay_warm",
+            "warm_start.1x4f.selfplay_warm_seed1", "table2.2x3f.cfr", "warm_start.2x3f.warm_T256_P10")
 
 
 def warm_start(rows: Dict[str, Dict[str, Any]]) -> str:

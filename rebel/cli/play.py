@@ -15,13 +15,20 @@ iteration whose policy is played and propagates the beliefs). Each hand shows yo
 the public actions, lists the legal actions by name and number, reads yours (a number, or a
 name such as `bid 2 x 3` or `liar`), plays the bot's, reveals both hands and keeps the
 running score (with its 95% interval from 10 hands on: Student's t; fewer hands are too few
-for one). End with EOF (Ctrl-D) or Ctrl-C. Liar's Dice dice show faces 1..F and the top
-face F is wild (shown as F*, e.g. 4*): it counts for every face bid. In Leduc hold'em (leduc,
-leduc_nolimit) the table deals the board card between the rounds and shows it, shows the pot
-(no-limit: also both stacks) before each of your decisions, accepts `check` for a call and
-`bet` for a raise when nothing is owed, and each subgame is a whole betting round (--depth
-10). With --explain, an action of yours that the bot's strategy never takes is named as such,
-with the belief the bot's search falls back to (every hand equally likely)."""
+for one). End with q, quit or exit, EOF (Ctrl-D) or Ctrl-C; the final score follows. On a
+terminal a line says when the bot is thinking (the first hand's search can take 20 s with
+--net oracle). Liar's Dice dice show faces 1..F and the top face F is wild (shown as F*,
+e.g. 4*): it counts for every face bid. Poker actions (Kuhn, Leduc) read as players say
+them: check or bet when nothing is owed, fold, call or raise facing a bet, all-in; the
+game's own names (Kuhn's pass and bet, Leduc's call and raise) are accepted too. In Leduc
+hold'em (leduc, leduc_nolimit) the table deals the board card between the rounds and shows
+it, shows the pot (no-limit: also both stacks; --stack and --ante set them) before each of
+your decisions, names no-limit's pot bet with the commitment it makes (bet pot (to 300),
+raise pot (to 900)), and each subgame is a whole betting round (--depth 10). With --explain,
+the bot's belief about your hand and its strategy (its probabilities over the hands it may
+hold, and hand by hand in small games) are shown from the public actions alone, never
+revealing its own hand; an action of yours that the bot's strategy never takes is named as
+such, with the belief the bot's search falls back to (every hand equally likely)."""
 
 EXAMPLES = """\
   rebel play --game kuhn --net oracle
@@ -29,6 +36,7 @@ EXAMPLES = """\
   printf '1\\n2\\n' | rebel play --game kuhn --net oracle --hands 1 --seed 3
   rebel play --game leduc --net oracle --iters 256 --explain
   rebel play --game leduc_nolimit --net oracle --iters 64          (no-limit: pot bets and all-in)
+  rebel play --game leduc_nolimit --stack 900 --ante 100 --net oracle --iters 64
   rebel play --game mnk --bot perfect                       (tic-tac-toe; moves by name, e.g. b2)
   rebel play --game mnk --m 6 --n 6 --k 4 --bot net:runs/RUN/net.pt:400"""
 
@@ -39,6 +47,17 @@ NETS = "zero, oracle, pretrained:NAME (see `rebel pretrained`) or a weights file
 ROUND_DEPTH = 10
 #: --depth's default otherwise (actions per subgame).
 DEPTH = 2
+#: --explain shows the bot's strategy hand by hand where it may hold at most this many hands.
+BY_HAND = 6
+#: :meth:`_Session.ask`'s answer to q, quit or exit (:func:`rebel.play.cards.is_quit`).
+QUIT = -1
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def register(subparsers: Any) -> None:
@@ -50,6 +69,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--m", type=int_arg, metavar="M", help="m,n,k game: rows (default 3)")
     p.add_argument("--n", type=int_arg, metavar="N", help="m,n,k game: columns (default 3)")
     p.add_argument("--k", type=int_arg, metavar="K", help="m,n,k game: stones in a row to win (default 3)")
+    p.add_argument("--stack", type=int_arg, metavar="S",
+                   help="no-limit Leduc: chips each player starts with (default 1200)")
+    p.add_argument("--ante", type=int_arg, metavar="A", help="no-limit Leduc: each player's ante (default 100)")
     p.add_argument("--bot", metavar="PLAYER",
                    help="m,n,k game: the bot, net:PATH[:SIMS], rebel:PATH[:ITERS], mcts:N, perfect or random "
                         "(default perfect up to 16 cells, mcts:2000 on larger boards)")
@@ -66,7 +88,8 @@ def register(subparsers: Any) -> None:
                    help=f"actions per subgame (default {ROUND_DEPTH}, a whole betting round, in games with public "
                         f"chance such as leduc; {DEPTH} otherwise)")
     p.add_argument("--explain", action="store_true",
-                   help="show the bot's belief about your hand and its action probabilities (default off)")
+                   help="show the bot's belief about your hand and its strategy, from the public actions alone "
+                        "(never revealing its own hand; default off)")
     p.set_defaults(handler=run)
 
 
@@ -139,7 +162,8 @@ class _Session:
 
         yours = [i for i in range(len(t.history)) if self.game.player_to_act(t.history[:i]) == human]
         if b.off_path and (b.off_path[-1] == yours[-1] or not b.restarted):  # your last action, or no belief yet
-            move = display_action(self.game, t.history[b.off_path[-1]])
+            at = b.off_path[-1]
+            move = display_action(self.game, t.history[at], t.history[:at])
             which = "this move" if b.off_path[-1] == yours[-1] else "your move"
             never = f"the bot's strategy never makes {which} ({move}) with any hand"
             if not b.restarted:
@@ -149,28 +173,51 @@ class _Session:
                          f"from {fallback})")
             elif t.search.off_path == "skip":
                 self.say(f"  ({never}; its search restarted from every hand equally likely, so it assumes "
-                         f"instead: {shown(b.probs)})")
+                         f"instead: {shown(b.public)})")
             else:
                 self.say(f"  ({never}; its search goes on from the hands needing the fewest such moves "
-                         f"(off_path={t.search.off_path}), so it assumes instead: {shown(b.probs)})")
-        elif not b.probs.any():
-            self.say(f"  (the bot's strategy plays these moves only with hands it holds itself; its search goes on "
-                     f"from: {shown(b.public)})")
+                         f"(off_path={t.search.off_path}), so it assumes instead: {shown(b.public)})")
+        elif not b.public.any():
+            self.say("  (the bot has no belief about your hand here)")
         else:
-            self.say(f"  (the bot's belief about your hand: {shown(b.probs)})")
+            self.say(f"  (the bot's belief about your hand: {shown(b.public)})")
+
+    def explain_strategy(self) -> None:
+        """The bot's strategy at this public state, from the public actions alone: its action
+        probabilities averaged over the hands it may hold and, in games with at most
+        :data:`BY_HAND` such hands, each hand's; neither depends on the hand it holds."""
+        from rebel.play.cards import display_action
+
+        t = self.table
+        history = list(t.history)
+
+        def shown(probs: dict[int, float], sep: str) -> str:
+            return ", ".join(f"{display_action(self.game, a, history)}{sep}{p:.2f}" for a, p in probs.items()
+                             if p > 0.005)
+
+        self.say(f"  (the bot's probabilities over the hands it may hold: {shown(t.public_action_probs(), ': ')})")
+        by_hand = t.strategy_by_hand()
+        if 1 < len(by_hand) <= BY_HAND:
+            groups: dict[str, list[str]] = {}  # hands whose shown strategy is the same, together
+            for h, probs in by_hand.items():
+                groups.setdefault(shown(probs, " "), []).append(self.hand_name(h))
+            hands = "; ".join(f"{', '.join(names)}: {strategy}" for strategy, names in groups.items())
+            self.say(f"  (its strategy by hand: {hands})")
 
     def ask(self, legal: list[int]) -> Optional[int]:
-        """Your action, asked until legal; None at EOF."""
-        from rebel.play.cards import display_action, parse_action
+        """Your action, asked until legal; None at EOF, :data:`QUIT` for q, quit or exit."""
+        from rebel.play.cards import display_action, is_quit, parse_action
 
         history = list(self.table.history)
-        options = "  ".join(f"[{i}] {display_action(self.game, a)}" for i, a in enumerate(legal, 1))
+        options = "  ".join(f"[{i}] {display_action(self.game, a, history)}" for i, a in enumerate(legal, 1))
         while True:
             self.out.write(f"your move: {options}\n> ")
             self.out.flush()
             line = self.inp.readline()
             if not line:
                 return None
+            if is_quit(line):
+                return QUIT
             action = parse_action(self.game, legal, line, history)
             if action is not None:
                 return action
@@ -181,14 +228,29 @@ class _Session:
 
         return " ".join(display_action(self.game, b) for b in self.table.board)
 
-    def play_hand(self, number: int, human: int) -> bool:
-        """Plays one hand; False if the input ended before it finished."""
+    def new_hand(self) -> tuple[int, int]:
+        """Deals a hand and draws the bot's policy for it (the search: 17-20 s at the first hand of
+        no-limit Leduc with exact leaves), saying so on a terminal meanwhile."""
+        thinking = _isatty(self.out)
+        if thinking:
+            self.out.write("(the bot is thinking: solving its search subgames...)")
+            self.out.flush()
+        try:
+            return self.table.new_hand()
+        finally:
+            if thinking:
+                self.out.write("\r\x1b[K")  # erase the line
+                self.out.flush()
+
+    def play_hand(self, number: int, human: int) -> Optional[str]:
+        """Plays one hand; None if it finished, else why not: ``"eof"`` if the input ended
+        first, ``"quit"`` if you quit."""
         from rebel import _core
         from rebel.games.names import state_note
         from rebel.play.cards import display_action
 
         t = self.table
-        hands = t.new_hand()
+        hands = self.new_hand()
         self.say(f"\n--- hand {number}: you are player {human} ({'first' if human == 0 else 'second'} to act); "
                  f"your hand: {self.hand_name(hands[human])}")
         seats = {human: "you", 1 - human: "bot"}
@@ -205,35 +267,41 @@ class _Session:
                     self.explain_belief(human)
                 action = self.ask(t.legal())
                 if action is None:
-                    return False
+                    return "eof"
+                if action == QUIT:
+                    return "quit"
+                label = display_action(self.game, action, t.history)
                 t.play(action)
-                self.say(f"you: {display_action(self.game, action)}")
+                self.say(f"you: {label}")
             else:
                 if self.explain:
-                    probs = t.bot_action_probs()
-                    shown = ", ".join(f"{display_action(self.game, a)}: {p:.2f}" for a, p in probs.items() if p > 0.005)
-                    self.say(f"  (the bot's probabilities: {shown})")
+                    self.explain_strategy()
+                before = list(t.history)
                 action = t.bot_move()
-                self.say(f"bot: {display_action(self.game, action)}")
+                self.say(f"bot: {display_action(self.game, action, before)}")
         payoff = t.payoff(human)
         board = f"; board {self.board()}" if t.board else ""
         self.say(f"hands: you {self.hand_name(hands[human])}, bot {self.hand_name(hands[1 - human])}{board}; "
                  f"you {'win' if payoff > 0 else 'lose' if payoff < 0 else 'tie'} {abs(payoff):g}")
         self.score.add(payoff)
         self.say(self.score.line())
-        return True
+        return None
 
     def run(self, hands: int, seat_rng: Any) -> None:
         from rebel.play.cards import Score
 
         self.score = Score()
         number = 0
+        if self.explain:
+            self.say("explain: the bot's belief about your hand and its strategy are shown from the public actions "
+                     "alone, as its search carries them: they never depend on the hand the bot holds")
         try:
             while hands == 0 or number < hands:
                 number += 1
                 human = int(seat_rng.integers(0, 2)) if self.seat == "random" else int(self.seat)
-                if not self.play_hand(number, human):
-                    self.say("\n(end of input)")
+                stopped = self.play_hand(number, human)
+                if stopped is not None:
+                    self.say("\n(end of input)" if stopped == "eof" else "(you quit)")
                     break
         finally:
             self.say(f"final score {self.score.line()}")

@@ -1,9 +1,16 @@
 """What a player reads: the labels of a game's actions and hands, and the rule to know.
 
-The C++ game names its actions and hands (``Game.action_name``, ``Game.hand_name``) and
-those names suffice for most games (Kuhn: ``pass``/``bet``, ``J``/``Q``/``K``; m,n,k:
-``b2``). Where the table of a game needs more than its core names, the game has one entry in
-:data:`PRESENTATIONS`, the only per-game switch of the player-facing text:
+The C++ game names its actions and hands (``Game.action_name``, ``Game.hand_name``): one
+fixed name per action id, whatever the state (Kuhn: ``pass``/``bet``; Leduc: ``call``/``raise``;
+m,n,k: ``b2``). Policy files keep those ids (docs/policy_format.md). Where a player needs more
+than the core names, the game has one entry in :data:`PRESENTATIONS`, the only per-game switch
+of the player-facing text. Poker actions are named as players say them, from the public state
+they are taken at (:func:`action_label` given the history): ``check`` and ``bet`` when nothing
+is owed, ``fold``, ``call`` and ``raise`` facing a bet, ``all-in``; the core names stay accepted
+as input.
+
+* ``kuhn``: ``pass`` reads ``check`` (nothing owed) or ``fold`` (facing the bet), ``bet`` reads
+  ``bet`` or ``call``.
 
 * ``liars_dice``: the core numbers faces 0..F-1 (``1x0``, hand ``3``), as its action and
   hand ids do. A player reads dice faces 1..F: bids ``bid 1 x 1`` .. ``bid 2D x F``, hands
@@ -11,11 +18,13 @@ those names suffice for most games (Kuhn: ``pass``/``bet``, ``J``/``Q``/``K``; m
   ``dice show faces 1..4; 4s are wild ...``. The ids are untouched; only the text is shifted.
   (The core's ``hand_name`` also runs the digits together, ``"103"``, ambiguous from 11 faces
   on; the label separates the dice.)
-* ``leduc``, ``leduc_nolimit``: the core's names (``fold``, ``call``, ``raise`` / ``bet pot``,
-  ``all-in``; cards ``Ks``) with ``check`` for a call and ``bet`` for a raise when nothing is
-  owed, the rule note, and the chips: the pot and what each player committed (no-limit: also
-  the stacks left), from :func:`leduc_commitments`, which replays the betting rules of
-  csrc/games/leduc.cc.
+* ``leduc``, ``leduc_nolimit``: the core's ids (``fold``, ``call``, ``raise`` / ``bet pot``,
+  ``all-in``; cards ``Ks``) read ``check`` (a call with nothing owed), ``call``, ``bet`` (a raise
+  with nothing owed), ``raise``, ``fold`` and ``all-in``; no-limit's pot bet reads ``bet pot (to
+  300)`` or ``raise pot (to 900)`` (to: the bettor's whole commitment afterwards, the ante
+  included, as the pot note counts it). Also the rule note, and the chips: the pot and what
+  each player committed (no-limit: also the stacks left), from :func:`leduc_commitments`,
+  which replays the betting rules of csrc/games/leduc.cc.
 
 Generic code (``rebel play``, :mod:`rebel.play.cards`) calls :func:`action_label`,
 :func:`hand_label`, :func:`action_spellings`, :func:`rules_note` and :func:`state_note` and
@@ -46,9 +55,14 @@ def _no_state(game: Game, history: History, names: Mapping[int, str]) -> str:
     return ""
 
 
+def _same_at(game: Game, history: History, action: int) -> str:
+    return _of(game).action(game, action)
+
+
 @dataclass(frozen=True)
 class Presentation:
-    """The player-facing text of one game: an action's label and the other spellings a player
+    """The player-facing text of one game: an action's label (``action_at``: its label at the
+    public state after ``history``, where a player takes it) and the other spellings a player
     may type for it (``spellings_at``: those that hold only at some public states, given the
     history), a hand's label, a rule note shown once and a note on the public state shown
     before each decision (``""``: none; ``names`` labels the seats)."""
@@ -59,6 +73,7 @@ class Presentation:
     note: Callable[[Game], str]
     spellings_at: Callable[[Game, History, int], list[str]] = _no_spellings_at
     state: Callable[[Game, History, Mapping[int, str]], str] = _no_state
+    action_at: Callable[[Game, History, int], str] = _same_at
 
 
 def _core_action(game: Game, action: int) -> str:
@@ -118,6 +133,30 @@ def _ld_note(game: Game) -> str:
 LIARS_DICE = Presentation(action=_ld_action, spellings=_ld_spellings, hand=_ld_hand, note=_ld_note)
 
 
+def _decision(game: Game, history: History) -> bool:
+    """Whether a player (not chance) acts after ``history``."""
+    return not game.is_terminal(list(history)) and game.player_to_act(list(history)) in (0, 1)
+
+
+# ----------------------------------------------------------------- Kuhn poker
+_PASS, _BET = 0, 1  # csrc/games/kuhn.cc's action ids
+
+
+def _kuhn_action_at(game: Game, history: History, action: int) -> str:
+    if not _decision(game, history):
+        return game.action_name(action)
+    owes = _BET in history  # one bet at most: after it every decision faces it
+    return (("fold" if owes else "check") if action == _PASS else ("call" if owes else "bet"))
+
+
+def _kuhn_spellings_at(game: Game, history: History, action: int) -> list[str]:
+    return [_kuhn_action_at(game, history, action)] if _decision(game, history) else []
+
+
+KUHN = Presentation(action=_core_action, spellings=lambda game, action: [], hand=_core_hand, note=lambda game: "",
+                    spellings_at=_kuhn_spellings_at, action_at=_kuhn_action_at)
+
+
 # ----------------------------------------------------------------- Leduc hold'em
 _FOLD, _CALL, _RAISE, _ALL_IN = 0, 1, 2, 3  # csrc/games/leduc.cc's action ids
 
@@ -165,20 +204,36 @@ def _leduc_owes(game: Game, history: History) -> bool:
     return player in (0, 1) and spent[player] < max(spent)
 
 
+def _leduc_action_at(game: Game, history: History, action: int) -> str:
+    if not _decision(game, history) or action not in (_CALL, _RAISE):
+        return game.action_name(action)  # fold, all-in, a board card
+    owes = _leduc_owes(game, history)
+    if action == _CALL:
+        return "call" if owes else "check"
+    verb = "raise" if owes else "bet"
+    if _leduc_limit(game):
+        return verb
+    return f"{verb} pot (to {3 * max(leduc_commitments(game, history))})"
+
+
 def _leduc_spellings(game: Game, action: int) -> list[str]:
+    """No-limit's spellings at every state (beside the core's names ``call``, ``bet pot``)."""
     if action == _RAISE and not _leduc_limit(game):
-        return ["pot", "raise pot"]
+        return ["pot", "raise pot", "raise"]
     if action == _ALL_IN and not _leduc_limit(game):
         return ["allin", "shove"]
     return []
 
 
 def _leduc_spellings_at(game: Game, history: History, action: int) -> list[str]:
-    if game.is_terminal(list(history)) or game.player_to_act(list(history)) == _core.CHANCE_PLAYER:
+    """``check`` and ``bet`` where nothing is owed (never facing a bet: checking there is no
+    call), with the state's label."""
+    if not _decision(game, history):
         return []
+    label = [_leduc_action_at(game, history, action)]
     if _leduc_owes(game, history):
-        return []
-    return {_CALL: ["check"], _RAISE: ["bet"]}.get(action, [])
+        return label
+    return label + {_CALL: ["check"], _RAISE: ["bet"]}.get(action, [])
 
 
 def _leduc_note(game: Game) -> str:
@@ -200,32 +255,42 @@ def _leduc_state(game: Game, history: History, names: Mapping[int, str]) -> str:
 
 
 LEDUC = Presentation(action=_core_action, spellings=_leduc_spellings, hand=_core_hand, note=_leduc_note,
-                     spellings_at=_leduc_spellings_at, state=_leduc_state)
+                     spellings_at=_leduc_spellings_at, state=_leduc_state, action_at=_leduc_action_at)
 
 #: The games whose player-facing text is not their core names, by ``Game.name``.
-PRESENTATIONS: dict[str, Presentation] = {"liars_dice": LIARS_DICE, "leduc": LEDUC, "leduc_nolimit": LEDUC}
+PRESENTATIONS: dict[str, Presentation] = {"liars_dice": LIARS_DICE, "kuhn": KUHN, "leduc": LEDUC,
+                                          "leduc_nolimit": LEDUC}
 
 
 def _of(game: Game) -> Presentation:
     return PRESENTATIONS.get(game.name, CORE_NAMES)
 
 
-def action_label(game: Game, action: int) -> str:
+def action_label(game: Game, action: int, history: History | None = None) -> str:
     """An action as a player reads it: ``bid 2 x 3`` or ``liar`` in Liar's Dice (faces 1..F),
-    else the core's name (``pass``, ``b2``)."""
-    return _of(game).action(game, action)
+    else the core's name (``pass``, ``b2``). Given the ``history`` where it is taken, poker
+    actions read as players say them at that state: ``check``, ``bet``, ``call``, ``raise``,
+    ``fold`` (Kuhn's ``pass`` and ``bet``, Leduc's ``call`` and ``raise``), no-limit Leduc's
+    pot bet ``bet pot (to 300)`` or ``raise pot (to 900)``."""
+    if history is None:
+        return _of(game).action(game, action)
+    return _of(game).action_at(game, history, action)
 
 
 def action_spellings(game: Game, action: int, history: History | None = None) -> list[str]:
     """Everything a player may type for ``action``: its label first, then other spellings
-    (Liar's Dice: ``2 x 3`` without ``bid``, the wild face with its ``*``); given the
-    ``history`` where it is played, also those of that state (Leduc: ``check`` for a call
-    when nothing is owed)."""
-    label = action_label(game, action)
-    more = _of(game).spellings(game, action)
+    (Liar's Dice: ``2 x 3`` without ``bid``, the wild face with its ``*``; the core's name);
+    given the ``history`` where it is played, its label there and the spellings of that state
+    (Leduc: ``check`` for a call and ``bet`` for a raise when nothing is owed)."""
+    label = action_label(game, action, history)
+    more = [_of(game).action(game, action)] + _of(game).spellings(game, action)
     if history is not None:
         more = more + _of(game).spellings_at(game, history, action)
-    return [label] + [s for s in more if s != label]
+    out = [label]
+    for s in more:
+        if s not in out:
+            out.append(s)
+    return out
 
 
 def hand_label(game: Game, hand: int) -> str:

@@ -1,13 +1,14 @@
 """Playing an m,n,k game against a bot (``rebel play --game mnk``): the board drawn after each
 move, your move read by name (``b2``) or number, asked again with the reason when it is not
 a legal move, the bot's move from any m,n,k player (``perfect``, ``mcts:N``,
-``net:PATH[:SIMS]``, ``random``), and the running score over games with its 95% interval."""
+``net:PATH[:SIMS]``, ``random``), and the running score over games with its 95% interval
+until EOF or ``q`` (``quit``, ``exit``)."""
 from __future__ import annotations
 
 from typing import Any, Optional, TextIO
 
 from rebel import _core
-from rebel.play.cards import Score
+from rebel.play.cards import Score, is_quit
 
 __all__ = ["draw_board", "parse_move", "BoardSession"]
 
@@ -50,16 +51,19 @@ class BoardSession:
         self.m, self.n, self.k = m, n, k
         self.bot, self.seat, self.inp, self.out = bot, seat, inp, out
         self.score = Score()
+        self.quit = False  # whether the session ended on q, quit or exit (else at EOF)
 
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
 
     def ask(self, board: "_core.MnkBoard") -> Optional[int]:
+        """Your move, asked until legal; None at EOF or on q, quit or exit."""
         while True:
             self.out.write("your move (e.g. b2) > ")
             self.out.flush()
             line = self.inp.readline()
-            if not line:
+            if not line or is_quit(line):
+                self.quit = bool(line)
                 return None
             cell, why = parse_move(board, line)
             if cell is not None:
@@ -67,7 +71,7 @@ class BoardSession:
             self.say(f"not a legal move: {why}")
 
     def play_game(self, number: int, human: int) -> bool:
-        """One game; False if the input ended first."""
+        """One game; False if the input ended or you quit first."""
         board = _core.MnkBoard(self.m, self.n, self.k)
         stone = "XO"[human]
         self.say(f"\n--- game {number}: you play {stone} ({'first' if human == 0 else 'second'})")
@@ -95,7 +99,7 @@ class BoardSession:
                 number += 1
                 human = int(seat_rng.integers(0, 2)) if self.seat == "random" else int(self.seat)
                 if not self.play_game(number, human):
-                    self.say("\n(end of input)")
+                    self.say("(you quit)" if self.quit else "\n(end of input)")
                     break
         finally:
             self.say(f"final score {self.score.line().replace('hand', 'game')}")

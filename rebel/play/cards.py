@@ -11,7 +11,8 @@ bot's play and its beliefs come from one consistent policy.
 pair's weight, e.g. no two equal Kuhn cards), deals the public chance events of games that
 have them (Leduc's board card, given both hands), keeps the public history, answers the legal
 actions, draws the bot's actions, tells what the bot believes about a hand (also after an
-action its policy never takes), scores a finished hand for both seats and keeps the running
+action its policy never takes) and what its strategy is at a public state, both from the
+public events alone (never revealing the bot's own hand), scores a finished hand for both seats and keeps the running
 score with its 95% interval (:mod:`rebel.util.stats`). Actions and hands are shown as
 :mod:`rebel.games.names` labels them (Liar's Dice faces 1..F, the wild face marked).
 """
@@ -27,13 +28,25 @@ from rebel import _core
 from rebel.games.names import action_label, action_spellings
 from rebel.util.stats import PLAY, MeanInterval, mean_interval
 
-__all__ = ["Belief", "Table", "Score", "display_action", "parse_action", "search_roots"]
+__all__ = ["QUIT_WORDS", "Belief", "Table", "Score", "display_action", "is_quit", "parse_action", "search_roots"]
 
 
-def display_action(game: _core.Game, action: int) -> str:
+def display_action(game: _core.Game, action: int, history: Optional[Sequence[int]] = None) -> str:
     """An action as a player reads it (:func:`rebel.games.names.action_label`): ``bid 2 x 3``
-    or ``liar`` in Liar's Dice (faces 1..F), else the core's name."""
-    return action_label(game, action)
+    or ``liar`` in Liar's Dice (faces 1..F), else the core's name; given the ``history`` it is
+    taken at, poker actions as players say them there (``check``, ``bet``, ``call``, ``raise``,
+    ``fold``, ``bet pot (to 300)``)."""
+    return action_label(game, action, history)
+
+
+#: What ends a ``rebel play`` session at any prompt (case and spaces ignored), as EOF does;
+#: no game names an action so.
+QUIT_WORDS = ("q", "quit", "exit")
+
+
+def is_quit(text: str) -> bool:
+    """Whether ``text`` (a line read at a prompt) asks to end the session: ``q``, ``quit`` or ``exit``."""
+    return _normal(text) in QUIT_WORDS
 
 
 def _normal(text: str) -> str:
@@ -130,8 +143,9 @@ class Belief:
     """What the bot believes about one player's hand (:meth:`Table.belief`).
 
     ``probs``: the belief given the public actions and the bot's own hand (normalised; all
-    zero when no hand is left). ``public``: the belief the search itself carries (not
-    conditioned on the bot's hand). ``off_path``: the positions in the history of that
+    zero when no hand is left). ``public``: the belief the search itself carries, from the
+    public events alone (not conditioned on the bot's hand, so it tells nothing about it: what
+    ``rebel play --explain`` shows). ``off_path``: the positions in the history of that
     player's actions after which the policy reaches the public state with probability 0 with
     every hand (it never takes the action with any hand that could still be there).
     ``restarted``: whether, after the last of them, a search has started from the fallback
@@ -244,6 +258,49 @@ class Table:
         probs = {a: float(self.policy[self._child(a), hand]) for a in self.legal()}
         total = sum(probs.values())
         return {a: p / total for a, p in probs.items()} if total > 0 else {a: 1 / len(probs) for a in probs}
+
+    def strategy_by_hand(self) -> dict[int, dict[int, float]]:
+        """The policy of the seat to act here for every hand it may hold given the public events
+        alone (its :attr:`Belief.public` above 0; every hand the public events leave possible
+        when that belief is empty), each hand's probabilities normalised: the same whatever
+        hand the seat holds."""
+        assert self.policy is not None
+        if self.finished or self.to_act not in (0, 1):
+            raise ValueError("no player acts here")
+        belief = self._public_range(self.to_act)
+        out = {}
+        for hand in np.flatnonzero(belief > 0):
+            probs = {a: float(self.policy[self._child(a), hand]) for a in self.legal()}
+            total = sum(probs.values())
+            out[int(hand)] = ({a: p / total for a, p in probs.items()} if total > 0
+                              else {a: 1 / len(probs) for a in probs})
+        return out
+
+    def public_action_probs(self) -> dict[int, float]:
+        """The probabilities of the seat to act's actions here given the public events alone:
+        its policy averaged over the public belief about its hand (:attr:`Belief.public`).
+        It does not depend on (so does not reveal) the hand the seat holds."""
+        belief = self._public_range(self.to_act)
+        by_hand = self.strategy_by_hand()
+        probs = {a: 0.0 for a in self.legal()}
+        for hand, hand_probs in by_hand.items():
+            for a, p in hand_probs.items():
+                probs[a] += float(belief[hand]) * p
+        total = sum(probs.values())
+        return {a: p / total for a, p in probs.items()}
+
+    def _public_range(self, player: int) -> np.ndarray:
+        """The public belief about ``player``'s hand; where it is empty (no belief between an
+        off-path action and the next search), every hand the public events leave possible,
+        equally likely."""
+        public = self.belief(player).public
+        if public.sum() > 0:
+            return public
+        possible = np.asarray(self.game.hand_prior, dtype=np.float64) > 0
+        for i, a in enumerate(self.history):
+            if self.game.player_to_act(self.history[:i]) == _core.CHANCE_PLAYER:
+                possible &= np.asarray(self.game.chance_factors(self.history[:i], a)) > 0
+        return possible / possible.sum()
 
     def bot_move(self) -> int:
         """Draws the bot's action (it must be the bot's turn) and plays it."""

@@ -49,3 +49,13 @@ def test_eval_subgames_ending_at_the_deal():
     assert text.returncode == 0 and "subgames end    at deal" in text.stdout
     bad = run_cli("eval", "--game", "leduc", "search.chance_leaves=before")
     assert bad.returncode == 2 and "search.chance_leaves" in bad.stderr and "after_deal" in bad.stderr
+
+
+def test_play_refuses_bad_chips_as_solve_does():
+    """``rebel play`` takes --stack and --ante, checked as ``rebel solve`` checks them: the same message."""
+    for flags in (["--game", "leduc", "--stack", "900"], ["--game", "leduc_nolimit", "--stack", "50"],
+                  ["--game", "leduc_nolimit", "--ante", "0"], ["--game", "liars_dice", "--ante", "10"]):
+        solve, play = run_cli("solve", *flags), run_cli("play", *flags)
+        assert solve.returncode == play.returncode == 2, (flags, solve.stderr, play.stderr)
+        message = solve.stderr.strip().splitlines()[-1].split("error: ")[-1]
+        assert message and message in play.stderr, (flags, solve.stderr, play.stderr)

@@ -1,5 +1,6 @@
 """`rebel train` on a real (pseudo-)terminal: log lines never land inside a progress bar, and the
-resolved config is printed only with -v (one line naming it otherwise)."""
+resolved config is printed only with -v (one line naming it otherwise); `rebel play` says
+while the bot is thinking and erases the line."""
 from __future__ import annotations
 
 import fcntl
@@ -62,14 +63,17 @@ def screen(output: str, columns: int = COLUMNS) -> list[str]:
     return ["".join(r).rstrip() for r in rows]
 
 
-def run_in_terminal(args: list[str], timeout: float = 240) -> tuple[int, str]:
-    """Runs `python -m rebel ARGS` with stdin, stdout and stderr on a 120-column pseudo-terminal."""
+def run_in_terminal(args: list[str], timeout: float = 240, typed: str = "") -> tuple[int, str]:
+    """Runs `python -m rebel ARGS` with stdin, stdout and stderr on a 120-column pseudo-terminal,
+    `typed` typed into it (the terminal holds each line until the program reads it)."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")]))
     proc = subprocess.Popen([sys.executable, "-m", "rebel", *args], stdin=slave, stdout=slave, stderr=slave,
                             close_fds=True, env=env, cwd=REPO_ROOT)
     os.close(slave)
+    if typed:
+        os.write(master, typed.encode())
     chunks = []
     while True:
         try:
@@ -105,3 +109,17 @@ def test_config_is_named_not_printed_without_verbose(tmp_path):
     assert "selfplay:" not in result.stderr
     assert f"resolved config: {tmp_path / 'q' / 'config.yaml'}" in result.stderr
     assert (tmp_path / "q" / "config.yaml").read_text().startswith("game:")
+
+
+def test_play_says_the_bot_is_thinking_on_a_terminal_then_erases_it():
+    """The bot's search (20 s at the first no-limit Leduc hand with exact leaves) is announced
+    on a terminal, and the line is erased once the hand is dealt; `q` ends the session with
+    the final score (a pipe gets no such line: tests/play/test_play_leduc.py)."""
+    code, out = run_in_terminal(["play", "--game", "kuhn", "--net", "oracle", "--iters", "16", "--seed", "3",
+                                 "--seat", "0"], typed="q\n")
+    assert code == 0, out
+    assert "(the bot is thinking: solving its search subgames...)" in out
+    shown = screen(out)
+    assert not any("thinking" in line for line in shown), shown
+    assert any(line.startswith("--- hand 1: you are player 0") for line in shown), shown
+    assert "(you quit)" in out and "final score after 0 hands" in out

@@ -193,6 +193,32 @@ def test_play_from_a_pipe_asks_again_and_ends_at_eof():
     assert "the bot's probabilities" in out
 
 
+@pytest.mark.parametrize("word", ["q", "quit", "exit", " QUIT "])
+def test_q_quit_and_exit_end_the_session_with_the_score(word):
+    # Kuhn, seat 0: check, then (the bot checks or bets) the next answer ends the hand or quits.
+    r = run_cli_input(["play", "--game", "kuhn", "--net", "oracle", "--iters", "16", "--seed", "3", "--seat", "0"],
+                      f"2\n1\n{word}\n1\n1\n")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "not a legal action" not in out and "(you quit)" in out and "(end of input)" not in out
+    assert out.rstrip().splitlines()[-1].startswith("final score after 1 hand: ")
+    assert out.count("--- hand") == 2                        # quit in the second hand: it is not scored
+
+
+def test_kuhn_actions_read_check_bet_fold_call():
+    r = run_cli_input(["play", "--game", "kuhn", "--net", "oracle", "--iters", "16", "--seed", "3", "--seat", "0",
+                       "--hands", "1"], "check\nfold\n")
+    assert r.returncode == 0, r.stderr
+    assert "your move: [1] check  [2] bet" in r.stdout and "you: check" in r.stdout
+    assert "pass" not in r.stdout
+
+
+def test_quit_ends_a_board_game():
+    r = run_cli_input(["play", "--game", "mnk", "--bot", "random", "--seed", "1", "--seat", "0"], "b2\nquit\n")
+    assert r.returncode == 0, r.stderr
+    assert "(you quit)" in r.stdout and "not a legal move" not in r.stdout and "final score after 0 games" in r.stdout
+
+
 def test_play_a_fixed_number_of_hands():
     r = run_cli_input(["play", "--game", "kuhn", "--net", "zero", "--iters", "16", "--seed", "1", "--hands", "2"],
                       "1\n1\n1\n1\n1\n1\n")

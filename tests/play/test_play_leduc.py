@@ -3,7 +3,9 @@ hands), payoffs are the game's through the board (checked by hand against the ru
 bot's beliefs are Bayes' rule through the deal with the chance factors and restart where
 test-time search starts its subgames (the state after a deal, a deal at the depth limit
 expanded; no mass: the hands the board leaves possible), the pot and stacks follow the betting
-rules, and the command plays both games from a pipe."""
+rules, actions read as poker players say them (check, bet, call, raise, fold, no-limit's pot
+bet with its amount), --explain never depends on the bot's own card, and the command plays
+both games from a pipe (with --stack and --ante)."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,7 +13,7 @@ import pytest
 
 from rebel import _core
 from rebel.games.names import action_spellings, leduc_commitments, rules_note, state_note
-from rebel.play.cards import Table, parse_action, search_roots
+from rebel.play.cards import Table, display_action, parse_action, search_roots
 from tests.play.test_play import run_cli_input
 
 JS, JH, QS, QH, KS, KH = range(6)
@@ -150,7 +152,118 @@ def test_check_and_bet_are_spellings_where_nothing_is_owed():
     assert parse_action(L, [0, CALL, RAISE], "call", [RAISE]) == CALL
     assert parse_action(N, [CALL, RAISE, ALL_IN], "all in", []) == ALL_IN
     assert parse_action(N, [CALL, RAISE, ALL_IN], "pot", []) == RAISE
-    assert action_spellings(N, RAISE) == ["bet pot", "pot", "raise pot"]
+    assert action_spellings(N, RAISE) == ["bet pot", "pot", "raise pot", "raise"]
+
+
+@pytest.mark.parametrize("game, history, labels", [
+    (L, [], ["check", "bet"]),
+    (L, [CALL], ["check", "bet"]),
+    (L, [RAISE], ["fold", "call", "raise"]),
+    (L, [RAISE, RAISE], ["fold", "call"]),                        # two raises: the round's cap
+    (L, [CALL, CALL, _board(L, KS)], ["check", "bet"]),           # a new round: nothing owed
+    (L, [CALL, CALL, _board(L, KS), RAISE], ["fold", "call", "raise"]),
+    (N, [], ["check", "bet pot (to 300)", "all-in"]),
+    (N, [RAISE], ["fold", "call", "raise pot (to 900)", "all-in"]),
+    (N, [CALL, RAISE], ["fold", "call", "raise pot (to 900)", "all-in"]),
+    (N, [RAISE, RAISE], ["fold", "call", "all-in"]),              # a pot raise to 2700 is past the stack
+    (N, [RAISE, CALL, _board(N, JS)], ["check", "bet pot (to 900)", "all-in"]),
+    (_game("leduc_nolimit", stack=500, ante=50), [RAISE], ["fold", "call", "raise pot (to 450)", "all-in"]),
+    (_game("leduc_nolimit", fold_without_bet=1), [], ["fold", "check", "bet pot (to 300)", "all-in"]),
+])
+def test_poker_actions_read_as_players_say_them(game, history, labels):
+    legal = [int(a) for a in game.legal_actions(history)]
+    assert [display_action(game, a, history) for a in legal] == labels
+    for a, label in zip(legal, labels):
+        assert parse_action(game, legal, label, history) == a                  # the shown name is accepted
+        assert parse_action(game, legal, game.action_name(a), history) == a    # and the game's own name
+    assert [display_action(game, a) for a in legal] == [game.action_name(a) for a in legal]  # no state: the core's
+
+
+def test_every_old_spelling_still_parses():
+    assert parse_action(L, [CALL, RAISE], "raise", []) == RAISE               # limit's core names, nothing owed
+    assert parse_action(L, [CALL, RAISE], "call", []) == CALL
+    assert parse_action(L, [0, CALL, RAISE], "bet", [RAISE]) is None          # facing a raise: no bet
+    assert parse_action(N, [0, CALL, RAISE, ALL_IN], "raise pot", [RAISE]) == RAISE
+    assert parse_action(N, [0, CALL, RAISE, ALL_IN], "bet pot", [RAISE]) == RAISE
+    assert parse_action(N, [0, CALL, RAISE, ALL_IN], "raise", [RAISE]) == RAISE
+    assert parse_action(N, [0, CALL, RAISE, ALL_IN], "Raise pot (to 900)", [RAISE]) == RAISE
+    assert parse_action(N, [CALL, RAISE, ALL_IN], "bet", []) == RAISE
+    assert parse_action(N, [CALL, RAISE, ALL_IN], "allin", []) == ALL_IN
+    assert parse_action(N, [CALL, RAISE, ALL_IN], "2", []) == RAISE
+
+
+def test_kuhn_reads_check_bet_fold_call():
+    kuhn = _core.make_game("kuhn")
+    assert [display_action(kuhn, a, []) for a in (0, 1)] == ["check", "bet"]
+    assert [display_action(kuhn, a, [0]) for a in (0, 1)] == ["check", "bet"]
+    assert [display_action(kuhn, a, [1]) for a in (0, 1)] == ["fold", "call"]
+    assert [display_action(kuhn, a, [0, 1]) for a in (0, 1)] == ["fold", "call"]
+    assert parse_action(kuhn, [0, 1], "pass", [1]) == 0 and parse_action(kuhn, [0, 1], "bet", [1]) == 1
+    assert parse_action(kuhn, [0, 1], "check", [1]) is None                   # facing the bet: fold or call
+    assert parse_action(kuhn, [0, 1], "call", []) is None
+
+
+# ------------------------------------------------------------------ explain keeps the bot's hand private
+def _explain_lines(game, human, hands, policy, history):
+    """What --explain prints at the end of ``history`` (the bot's strategy if it acts there, the
+    belief about the human's hand if the human does) with these dealt ``hands``."""
+    import io
+
+    from rebel.cli.play import _Session
+
+    t = _table(game)
+    t.policy = policy
+    t.hands = hands
+    t.history, t.node = [], 0
+    for a in history:
+        t.play(a)
+    out = io.StringIO()
+    session = _Session(t, str(human), True, io.StringIO(), out)
+    if t.to_act == human:
+        session.explain_belief(human)
+    else:
+        session.explain_strategy()
+    return out.getvalue().splitlines()
+
+
+KUHN = _core.make_game("kuhn")
+
+
+@pytest.mark.parametrize("game, human, human_hand, history", [
+    (KUHN, 0, 0, [0, 1]),                                       # you checked, the bot bet: your belief
+    (KUHN, 1, 1, [1]),                                          # the bot bet: your belief
+    (KUHN, 1, 2, []),                                           # the bot's first move: its strategy
+    (L, 0, QH, [CALL, RAISE, CALL, _board(L, KH), RAISE]),      # the bot's decision after the board
+    (L, 0, QH, [CALL, RAISE, CALL, _board(L, KH)]),             # yours, after the board
+    (L, 1, JS, [RAISE, RAISE]),                                 # yours, facing the re-raise
+    (N, 1, KS, [CALL, RAISE, CALL, _board(N, JS), RAISE]),      # yours
+    (N, 0, QS, [CALL, RAISE, RAISE]),                           # yours
+    (N, 0, QS, [CALL, RAISE, CALL, _board(N, QH), CALL]),       # the bot's
+])
+def test_explain_never_depends_on_the_bots_hand(game, human, human_hand, history):
+    """Every line --explain prints is the same whatever hand the bot holds, and a belief about
+    your hand lists every hand the public actions allow, the bot's own card included."""
+    t = _table(game)
+    _random_policy(t, seed=len(history))
+    policy = 0.3 + 0.7 * t.policy                                  # every hand on every path, well above 0.005
+    board = [a - _board(game, 0) for i, a in enumerate(history)
+             if game.player_to_act(history[:i]) == _core.CHANCE_PLAYER]
+    bots = [h for h in range(game.num_hands) if h != human_hand and h not in board]
+    shown = {}
+    for bot in bots:
+        hands = (human_hand, bot) if human == 0 else (bot, human_hand)
+        shown[bot] = _explain_lines(game, human, hands, policy, history)
+    first = shown[bots[0]]
+    assert first and all(lines == first for lines in shown.values()), shown
+    names = [game.hand_name(h) for h in range(game.num_hands)]
+    if game.player_to_act(history) == human:
+        (line,) = first
+        assert line.startswith("  (the bot's belief about your hand: ")
+        listed = [part.split(":")[0] for part in line[len("  (the bot's belief about your hand: "):-1].split(", ")]
+        assert listed == [n for h, n in enumerate(names) if h not in board]   # the bot's card among them
+    else:
+        assert first[0].startswith("  (the bot's probabilities over the hands it may hold: ")
+        assert all(n in first[1] for h, n in enumerate(names) if h not in board)  # its strategy by hand
 
 
 # ------------------------------------------------------------------ restart points
@@ -276,6 +389,26 @@ def test_play_leduc_from_a_pipe():
     assert "final score after 2 hands" in out
 
 
+def test_play_leduc_shows_check_and_bet_and_no_thinking_line_on_a_pipe():
+    r = run_cli_input(["play", "--game", "leduc", "--net", "oracle", "--hands", "1", "--seed", "3", "--iters", "16",
+                       "--seat", "0"], "check\ncall\nq\n")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "your move: [1] check  [2] bet\n" in out and "you: check" in out
+    assert "thinking" not in out and "\x1b" not in out and "thinking" not in r.stderr
+
+
+def test_play_leduc_nolimit_with_stack_and_ante():
+    r = run_cli_input(["play", "--game", "leduc_nolimit", "--stack", "900", "--ante", "50", "--net", "oracle",
+                       "--hands", "1", "--seed", "3", "--iters", "16", "--seat", "0"], "bet pot\nq\n")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "leduc_nolimit(stack=900, ante=50)" in out and "rules: ante 50, stacks 900;" in out
+    assert "pot 100 (you 50, bot 50); stacks: you 850, bot 850" in out
+    assert "[2] bet pot (to 150)" in out and "you: bet pot (to 150)" in out
+    assert "(you quit)" in out and "final score after 0 hands" in out
+
+
 def test_play_leduc_nolimit_from_a_pipe():
     r = run_cli_input(["play", "--game", "leduc_nolimit", "--net", "oracle", "--hands", "2", "--seed", "3",
                        "--iters", "16", "--seat", "1"], "call\n" * 12)
@@ -292,3 +425,9 @@ def test_play_leduc_bad_input_exits_2():
     assert r.returncode == 2 and "--faces does not apply to leduc" in r.stderr and "Traceback" not in r.stderr
     r = run_cli("play", "--game", "leduc", "--depth", "0")
     assert r.returncode == 2 and "--depth must be >= 1" in r.stderr
+    r = run_cli("play", "--game", "leduc", "--stack", "900")                   # as `rebel solve` refuses them
+    assert r.returncode == 2 and "--stack does not apply to leduc" in r.stderr and "Traceback" not in r.stderr
+    r = run_cli("play", "--game", "leduc_nolimit", "--stack", "50")
+    assert r.returncode == 2 and "stack must exceed the ante" in r.stderr
+    r = run_cli("play", "--game", "kuhn", "--ante", "5")
+    assert r.returncode == 2 and "--ante does not apply to kuhn" in r.stderr

@@ -97,7 +97,7 @@ MlpParams parse_mlp_weights(const uint8_t* data, size_t size) {
     throw WeightsFormatError("unsupported MLP weights format version " + std::to_string(version) +
                              " (this build reads versions 1 to " + std::to_string(kMlpFormatVersion) + ")");
   }
-  const size_t header_size = version == 1 ? kMlpHeaderSize : kMlpHeaderSizeV2;
+  const size_t header_size = version == 1 ? kMlpHeaderSize : version == 2 ? kMlpHeaderSizeV2 : kMlpHeaderSizeV3;
   if (read_u32(data + 12) != header_size) {
     throw WeightsFormatError("MLP weights: header size " + std::to_string(read_u32(data + 12)) + ", expected " +
                              std::to_string(header_size) + " for version " + std::to_string(version));
@@ -111,14 +111,16 @@ MlpParams parse_mlp_weights(const uint8_t* data, size_t size) {
   const float eps = read_f32(data + 32);
   const uint32_t flags = read_u32(data + 36);
   const uint64_t count = read_u64(data + 40);
-  const uint32_t expected_flags = version == 1 ? 0u : kMlpFlagStakeOutput;
-  if (flags != expected_flags) {
+  // Version 1 has no stake, version 2 always one; version 3 says which in bit 0 of its flags.
+  const bool flags_ok = version == 1 ? flags == 0u : version == 2 ? flags == kMlpFlagStakeOutput
+                                                                  : (flags & ~kMlpFlagStakeOutput) == 0u;
+  if (!flags_ok) {
     throw WeightsFormatError("MLP weights: unsupported flags " + std::to_string(flags) + " for version " +
-                             std::to_string(version) + " (expected " + std::to_string(expected_flags) + ")");
+                             std::to_string(version));
   }
   int stake_column = -1;
   float stake_scale = 1.0f;
-  if (version == 2) {
+  if (flags & kMlpFlagStakeOutput) {
     const uint32_t column = read_u32(data + 48);
     stake_scale = read_f32(data + 52);
     if (column >= input) {
@@ -129,6 +131,15 @@ MlpParams parse_mlp_weights(const uint8_t* data, size_t size) {
       throw WeightsFormatError("MLP weights: stake scale must be finite and > 0, got " + std::to_string(stake_scale));
     }
     stake_column = static_cast<int>(column);
+  }
+  uint64_t metadata_size = 0;
+  if (version == 3) {
+    metadata_size = read_u32(data + 56);
+    if (metadata_size > kMlpMaxMetadataBytes || read_u32(data + 60) != 0u) {
+      throw WeightsFormatError("MLP weights: metadata of " + std::to_string(metadata_size) +
+                               " bytes (at most " + std::to_string(kMlpMaxMetadataBytes) +
+                               ") or a nonzero reserved field");
+    }
   }
   if (input < 1 || input > kMaxDim || output < 1 || output > kMaxDim || hidden > kMaxDim || layers > kMaxLayers ||
       (layers > 0 && hidden < 1)) {
@@ -147,7 +158,8 @@ MlpParams parse_mlp_weights(const uint8_t* data, size_t size) {
     throw WeightsFormatError("MLP weights: header says " + std::to_string(count) + " payload floats but its dimensions need " +
                              std::to_string(expected));
   }
-  const uint64_t total = header_size + 4 * expected + kMlpTrailerSize;
+  const uint64_t payload_end = header_size + 4 * expected;
+  const uint64_t total = payload_end + metadata_size + kMlpTrailerSize;
   if (size < total) {
     throw WeightsFormatError("MLP weights file truncated: " + std::to_string(size) + " bytes, expected " +
                              std::to_string(total));
@@ -163,6 +175,7 @@ MlpParams parse_mlp_weights(const uint8_t* data, size_t size) {
   MlpParams params;
   params.shape = {static_cast<int>(input), static_cast<int>(output), static_cast<int>(hidden), static_cast<int>(layers),
                   eps, stake_column, stake_scale};
+  params.metadata.assign(reinterpret_cast<const char*>(data + payload_end), metadata_size);
   PayloadReader reader(data + header_size, count);
   int in = static_cast<int>(input);
   for (uint32_t l = 0; l < layers; ++l) {

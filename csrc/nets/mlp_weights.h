@@ -16,11 +16,14 @@ namespace rebel {
 
 inline constexpr char kMlpMagic[8] = {'R', 'E', 'B', 'E', 'L', 'M', 'L', 'P'};
 // Version 1: a plain MLP (48-byte header). Version 2 (56-byte header) adds an output scaled
-// per row by one input column, the stake (docs/weights_format.md); writers use it only then.
-inline constexpr uint32_t kMlpFormatVersion = 2;
+// per row by one input column, the stake. Version 3 (64-byte header) adds a metadata block
+// after the payload: UTF-8 JSON naming the net's game and search (docs/weights_format.md).
+inline constexpr uint32_t kMlpFormatVersion = 3;
 inline constexpr size_t kMlpHeaderSize = 48;    // version 1
 inline constexpr size_t kMlpHeaderSizeV2 = 56;  // version 2
+inline constexpr size_t kMlpHeaderSizeV3 = 64;  // version 3
 inline constexpr uint32_t kMlpFlagStakeOutput = 1;
+inline constexpr uint32_t kMlpMaxMetadataBytes = 1u << 20;
 inline constexpr size_t kMlpTrailerSize = 4;  // CRC-32 of everything before it
 
 class WeightsFormatError : public std::invalid_argument {
@@ -65,6 +68,7 @@ struct HiddenLayerParams {
 
 struct MlpParams {
   MlpShape shape;
+  std::string metadata;  // version 3: the JSON metadata block as stored (empty before version 3)
   std::vector<HiddenLayerParams> layers;
   DenseParams head;
 };

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
-from typing import Optional
+from typing import Any, Optional
 
 from rebel.config import common as shared
 from rebel.config.common import ConfigError, GameSection
@@ -19,7 +19,7 @@ from rebel.search.settings import MAX_WARM_START, check_warm_prior, check_warm_s
 from rebel.search.solve import OFF_PATH_MODES, SEARCH_SOLVERS
 
 __all__ = ["ConfigError", "TrainConfig", "load_train_config", "valid_keys", "game_of", "to_yaml", "from_yaml_text",
-           "ray_cpus_needed"]
+           "ray_cpus_needed", "trained_net_metadata"]
 
 
 
@@ -169,6 +169,16 @@ class TrainConfig:
 def valid_keys() -> list[str]:
     """Every dotted key of :class:`TrainConfig`, e.g. ``trainer.lr``."""
     return shared.valid_keys(TrainConfig)
+
+
+def trained_net_metadata(config: TrainConfig, kind: str = "value") -> dict[str, Any]:
+    """What a run's weight files record (docs/weights_format.md, version 3): the game and the
+    search the net is trained for; self-play's subgames end after a public deal."""
+    from rebel.nets.weights_io import net_metadata
+
+    s = config.search
+    return net_metadata(kind, config.game.as_dict(), {"solver": s.solver, "depth": s.depth,
+                                                      "iterations": s.iterations, "chance_leaves": "after_deal"})
 
 
 def load_train_config(config_file: Optional[str] = None, overrides: Sequence[str] = ()) -> TrainConfig:

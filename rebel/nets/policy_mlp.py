@@ -17,7 +17,7 @@ entropy of that target under the masked softmax, weighted per hand by the actor'
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Union
 
 import numpy as np
 import torch
@@ -135,13 +135,13 @@ def policy_loss_references(targets: np.ndarray, legal: np.ndarray, weights: np.n
 # ------------------------------------------------------------------ weights file conversion
 
 
-def policy_weights_to_bytes(model: PolicyMLP) -> bytes:
-    """Serialises ``model`` in the weights file format (any device or dtype; stored as float32)."""
+def policy_weights_to_bytes(model: PolicyMLP, metadata: Optional[Mapping[str, Any]] = None) -> bytes:
+    """Serialises ``model`` in the weights file format (any device or dtype; stored as float32);
+    with ``metadata`` (:func:`rebel.nets.weights_io.net_metadata`) as format version 3."""
     if not isinstance(model, PolicyMLP):
         raise TypeError(f"model must be a rebel.nets.policy_mlp.PolicyMLP, got {type(model).__name__}")
     return weights_from_arrays(model.input_size, model.output_size, model.hidden, model.layers,
-                               parameter_arrays(model),
-                               model.layer_norm_eps)
+                               parameter_arrays(model), model.layer_norm_eps, metadata=metadata)
 
 
 def policy_weights_from_bytes(data: bytes, game: "Game") -> PolicyMLP:
@@ -157,9 +157,9 @@ def policy_weights_from_bytes(data: bytes, game: "Game") -> PolicyMLP:
     return model
 
 
-def export_policy_weights(model: PolicyMLP, path: PathLike) -> None:
-    """Writes ``model``'s weights to ``path`` atomically."""
-    atomic_write_bytes(path, policy_weights_to_bytes(model))
+def export_policy_weights(model: PolicyMLP, path: PathLike, metadata: Optional[Mapping[str, Any]] = None) -> None:
+    """Writes ``model``'s weights (and ``metadata``) to ``path`` atomically."""
+    atomic_write_bytes(path, policy_weights_to_bytes(model, metadata))
 
 
 def load_policy_weights(path: PathLike, game: "Game") -> PolicyMLP:

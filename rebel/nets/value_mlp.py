@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import os
-from typing import TYPE_CHECKING, List, Tuple, Union
+from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
 import torch
@@ -168,8 +168,9 @@ def fill_parameters(model: ValueMLP, payload: np.ndarray) -> None:
             offset += n
 
 
-def weights_to_bytes(model: ValueMLP) -> bytes:
-    """Serialises ``model`` (any device or dtype; stored as float32)."""
+def weights_to_bytes(model: ValueMLP, metadata: Optional[Mapping[str, Any]] = None) -> bytes:
+    """Serialises ``model`` (any device or dtype; stored as float32); with ``metadata``
+    (:func:`rebel.nets.weights_io.net_metadata`: its game and search) as format version 3."""
     if not isinstance(model, ValueMLP):
         raise TypeError(f"model must be a rebel.nets.value_mlp.ValueMLP, got {type(model).__name__}")
     with torch.no_grad():
@@ -178,7 +179,7 @@ def weights_to_bytes(model: ValueMLP) -> bytes:
             arrays[-2] = arrays[-2] * np.float32(model.value_scale)
             arrays[-1] = arrays[-1] * np.float32(model.value_scale)
     return weights_from_arrays(model.input_size, model.output_size, model.hidden, model.layers, arrays,
-                               model.layer_norm_eps, model.stake_column, model.stake_scale)
+                               model.layer_norm_eps, model.stake_column, model.stake_scale, metadata)
 
 
 def weights_from_bytes(data: bytes) -> ValueMLP:
@@ -191,9 +192,10 @@ def weights_from_bytes(data: bytes) -> ValueMLP:
     return model
 
 
-def export_weights(model: ValueMLP, path: PathLike) -> None:
-    """Writes ``model``'s weights to ``path`` atomically (the old file or the new, never a partial one)."""
-    atomic_write_bytes(path, weights_to_bytes(model))
+def export_weights(model: ValueMLP, path: PathLike, metadata: Optional[Mapping[str, Any]] = None) -> None:
+    """Writes ``model``'s weights (and ``metadata``, see :func:`weights_to_bytes`) to ``path``
+    atomically (the old file or the new, never a partial one)."""
+    atomic_write_bytes(path, weights_to_bytes(model, metadata))
 
 
 def load_weights(path: PathLike) -> ValueMLP:

@@ -1,8 +1,9 @@
 """The native binary format of value-net weights (torch-free).
 
 The format (``docs/weights_format.md``) is a little-endian header (48 bytes in version 1; 56 in
-version 2, which adds a stake-relative output), the parameters as float32 little-endian in a
-fixed order, and a CRC-32 of everything before it. It holds
+version 2, which adds a stake-relative output; 64 in version 3, which adds a metadata block
+naming the net's game and search), the parameters as float32 little-endian in a fixed order,
+the metadata (version 3), and a CRC-32 of everything before it. It holds
 no code (unlike pickle) and is what the C++ :class:`rebel._core.MlpValueNet` loads.
 Malformed data raises ValueError here exactly as it does in C++.
 
@@ -12,20 +13,24 @@ do not load torch, write weights with :func:`weights_from_arrays`); converting a
 """
 from __future__ import annotations
 
+import json
 import struct
 import zlib
 from dataclasses import dataclass
-from typing import Any, List, Sequence
+from typing import Any, List, Mapping, Optional, Sequence
 
 import numpy as np
 
 MAGIC = b"REBELMLP"
-VERSION = 2  # the newest version read; a net without a stake column is written as version 1
+VERSION = 3  # the newest version read; a net without metadata is written as version 1 or 2 as before
 _HEADER = struct.Struct("<8sIIIIIIfIQ")  # magic, version, header size, in, out, hidden, layers, eps, flags, count
 HEADER_SIZE = _HEADER.size  # 48, version 1
 _STAKE = struct.Struct("<If")  # version 2: the stake column, the stake scale
 HEADER_SIZE_V2 = HEADER_SIZE + _STAKE.size  # 56
 FLAG_STAKE_OUTPUT = 1  # version 2's flags: outputs multiplied by in[stake_column] * stake_scale
+_V3_TAIL = struct.Struct("<IfII")  # version 3: stake column, stake scale, metadata bytes, reserved (0)
+HEADER_SIZE_V3 = HEADER_SIZE + _V3_TAIL.size  # 64
+MAX_METADATA_BYTES = 1 << 20
 _TRAILER = struct.Struct("<I")  # CRC-32 (zlib.crc32) of header + payload
 _MAX_DIM = 1 << 24
 _MAX_LAYERS = 64
@@ -43,11 +48,17 @@ class WeightsHeader:
     payload_floats: int
     stake_column: int = -1  # version 2: each row's outputs times in[stake_column] * stake_scale
     stake_scale: float = 1.0
+    metadata_bytes: int = 0  # version 3: the size of the metadata block after the payload
+
+    @property
+    def version(self) -> int:
+        """1 for a plain net, 2 for a stake-relative one, 3 for a net with metadata."""
+        return 3 if self.metadata_bytes else 1 if self.stake_column < 0 else 2
 
     @property
     def header_size(self) -> int:
-        """48 for a plain net (version 1), 56 for a stake-relative one (version 2)."""
-        return HEADER_SIZE if self.stake_column < 0 else HEADER_SIZE_V2
+        """48 (version 1), 56 (version 2) or 64 (version 3)."""
+        return (HEADER_SIZE, HEADER_SIZE_V2, HEADER_SIZE_V3)[self.version - 1]
 
     def expected_payload_floats(self) -> int:
         """Number of float32 parameters the dimensions imply."""
@@ -59,20 +70,22 @@ class WeightsHeader:
 
     def file_size(self) -> int:
         """Exact size in bytes of a file with this header."""
-        return self.header_size + 4 * self.expected_payload_floats() + _TRAILER.size
+        return self.header_size + 4 * self.expected_payload_floats() + self.metadata_bytes + _TRAILER.size
 
 
 def weights_from_arrays(input_size: int, output_size: int, hidden: int, layers: int,
                         parameters: Sequence[np.ndarray], layer_norm_eps: float = 1e-5,
-                        stake_column: int = -1, stake_scale: float = 1.0) -> bytes:
+                        stake_column: int = -1, stake_scale: float = 1.0,
+                        metadata: Optional[Mapping[str, Any]] = None) -> bytes:
     """Serialises parameters given as arrays, in file order (no torch needed).
 
     ``parameters``: per hidden block the Linear weight [hidden, fan_in] and bias [hidden],
     the LayerNorm weight and bias [hidden]; then the head weight [output_size, fan_in] and
     bias [output_size] (fan_in is input_size for the first block, hidden after).
     ``stake_column`` >= 0 writes version 2: every output of a row is multiplied by
-    ``row[stake_column] * stake_scale``. Raises ValueError on a wrong count, a wrong size, a
-    non-finite value or a stake column that is not an input column.
+    ``row[stake_column] * stake_scale``. ``metadata`` (a JSON-serialisable mapping, see
+    :func:`net_metadata`) writes version 3 with it after the payload. Raises ValueError on a
+    wrong count, a wrong size, a non-finite value or a stake column that is not an input column.
     """
     if stake_column >= 0 and not (stake_column < input_size and np.isfinite(stake_scale) and stake_scale > 0):
         raise ValueError(f"stake column {stake_column} must be an input column (< {input_size}) with a finite "
@@ -87,13 +100,22 @@ def weights_from_arrays(input_size: int, output_size: int, hidden: int, layers: 
     payload = np.concatenate(arrays).astype("<f4", copy=False)
     if not np.all(np.isfinite(payload)):
         raise ValueError("model has non-finite parameters (NaN or inf); refusing to export")
-    if stake_column < 0:
+    flags = 0 if stake_column < 0 else FLAG_STAKE_OUTPUT
+    if metadata is not None:
+        meta = json.dumps(dict(metadata), separators=(",", ":")).encode()  # in the game's parameter order
+        if len(meta) > MAX_METADATA_BYTES:
+            raise ValueError(f"net metadata of {len(meta)} bytes; at most {MAX_METADATA_BYTES}")
+        head = _HEADER.pack(MAGIC, 3, HEADER_SIZE_V3, input_size, output_size, hidden, layers, layer_norm_eps,
+                            flags, payload.size) + _V3_TAIL.pack(max(stake_column, 0), stake_scale, len(meta), 0)
+        body = head + payload.tobytes() + meta
+    elif stake_column < 0:
         head = _HEADER.pack(MAGIC, 1, HEADER_SIZE, input_size, output_size, hidden, layers, layer_norm_eps, 0,
                             payload.size)
+        body = head + payload.tobytes()
     else:
         head = _HEADER.pack(MAGIC, 2, HEADER_SIZE_V2, input_size, output_size, hidden, layers, layer_norm_eps,
                             FLAG_STAKE_OUTPUT, payload.size) + _STAKE.pack(stake_column, stake_scale)
-    body = head + payload.tobytes()
+        body = head + payload.tobytes()
     return body + _TRAILER.pack(zlib.crc32(body))
 
 
@@ -106,13 +128,22 @@ def read_header(data: bytes) -> WeightsHeader:
     _, version, header_size, n_in, n_out, hidden, layers, eps, flags, count = _HEADER.unpack_from(data)
     if not 1 <= version <= VERSION:
         raise ValueError(f"unsupported MLP weights format version {version} (this reads versions 1 to {VERSION})")
-    expected_size, expected_flags = (HEADER_SIZE, 0) if version == 1 else (HEADER_SIZE_V2, FLAG_STAKE_OUTPUT)
-    if header_size != expected_size or flags != expected_flags:
+    expected_size = (HEADER_SIZE, HEADER_SIZE_V2, HEADER_SIZE_V3)[version - 1]
+    flags_ok = flags == 0 if version == 1 else flags == FLAG_STAKE_OUTPUT if version == 2 \
+        else flags & ~FLAG_STAKE_OUTPUT == 0
+    if header_size != expected_size or not flags_ok:
         raise ValueError(f"MLP weights: unsupported header for version {version} (size {header_size}, flags {flags})")
-    stake_column, stake_scale = -1, 1.0
-    if version == 2:
-        if len(data) < HEADER_SIZE_V2:
-            raise ValueError(f"MLP weights file truncated: {len(data)} bytes, the header alone is {HEADER_SIZE_V2}")
+    if len(data) < expected_size:
+        raise ValueError(f"MLP weights file truncated: {len(data)} bytes, the header alone is {expected_size}")
+    stake_column, stake_scale, metadata_bytes = -1, 1.0, 0
+    if version == 3:
+        column, scale, metadata_bytes, reserved = _V3_TAIL.unpack_from(data, HEADER_SIZE)
+        if metadata_bytes > MAX_METADATA_BYTES or reserved != 0:
+            raise ValueError(f"MLP weights: metadata of {metadata_bytes} bytes (at most {MAX_METADATA_BYTES}) "
+                             "or a nonzero reserved field")
+        if metadata_bytes == 0:
+            raise ValueError("MLP weights: version 3 with an empty metadata block")
+    if flags & FLAG_STAKE_OUTPUT:
         stake_column, stake_scale = _STAKE.unpack_from(data, HEADER_SIZE)
         if stake_column >= n_in:
             raise ValueError(f"MLP weights: stake column {stake_column} is not an input column (input {n_in})")
@@ -124,7 +155,8 @@ def read_header(data: bytes) -> WeightsHeader:
                          f"layers {layers})")
     if not (np.isfinite(eps) and eps > 0):
         raise ValueError(f"MLP weights: layer norm eps must be finite and > 0, got {eps}")
-    header = WeightsHeader(n_in, n_out, hidden, layers, float(eps), count, int(stake_column), float(stake_scale))
+    header = WeightsHeader(n_in, n_out, hidden, layers, float(eps), count, int(stake_column), float(stake_scale),
+                           int(metadata_bytes))
     if count != header.expected_payload_floats():
         raise ValueError(f"MLP weights: header says {count} payload floats but its dimensions need "
                          f"{header.expected_payload_floats()}")
@@ -184,15 +216,69 @@ def average_weights(files: Sequence[bytes]) -> bytes:
     if len(files) == 0:
         raise ValueError("average_weights: no weights to average")
     first, total = payload_from_bytes(files[0])
+    metadata = read_metadata(files[0])
     total = total.astype(np.float64)
     for i, data in enumerate(files[1:], start=1):
         header, payload = payload_from_bytes(data)
-        if header != first:
+        if _architecture(header) != _architecture(first):
             raise ValueError(f"average_weights: net {i} has another architecture ({header}) than net 0 ({first})")
+        if read_metadata(data) != metadata:
+            raise ValueError(f"average_weights: net {i} names another game or search than net 0")
         total += payload
     return weights_from_arrays(first.input_size, first.output_size, first.hidden_size, first.num_layers,
                                _split(total / len(files), first), first.layer_norm_eps,
-                               first.stake_column, first.stake_scale)
+                               first.stake_column, first.stake_scale, metadata)
+
+
+def _architecture(header: WeightsHeader) -> tuple[Any, ...]:
+    """What two nets must share to be averaged (everything but the metadata's size)."""
+    return (header.input_size, header.output_size, header.hidden_size, header.num_layers, header.layer_norm_eps,
+            header.stake_column, header.stake_scale)
+
+
+def read_metadata(data: bytes) -> Optional[dict[str, Any]]:
+    """The metadata a version-3 weights file carries (None for versions 1 and 2): a JSON object,
+    see :func:`net_metadata`. The header is validated; ValueError if the block is not a JSON object."""
+    header = read_header(bytes(data))
+    if not header.metadata_bytes:
+        return None
+    start = header.header_size + 4 * header.payload_floats
+    try:
+        meta = json.loads(bytes(data[start: start + header.metadata_bytes]).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"MLP weights: the metadata block is not UTF-8 JSON ({e})") from None
+    if not isinstance(meta, dict):
+        raise ValueError("MLP weights: the metadata block is not a JSON object")
+    return meta
+
+
+#: The search settings a net's metadata records (the settings it was trained and measured with).
+SEARCH_KEYS = ("solver", "depth", "iterations", "chance_leaves")
+
+
+def net_metadata(kind: str, game: Mapping[str, Any], search: Mapping[str, Any]) -> dict[str, Any]:
+    """The metadata block of a net: ``kind`` ("value" or "policy"), its game (``{"name": ...,
+    params}`` with every parameter, as :meth:`rebel.config.common.GameSection.as_dict` gives)
+    and the search it was trained with (:data:`SEARCH_KEYS`)."""
+    if kind not in ("value", "policy"):
+        raise ValueError(f"net kind must be value or policy, got {kind!r}")
+    return {"kind": kind, "game": dict(game), "search": {k: search[k] for k in SEARCH_KEYS if k in search}}
+
+
+def with_metadata(data: bytes, metadata: Mapping[str, Any]) -> bytes:
+    """The same net (validated, parameters bit for bit) written as version 3 with ``metadata``:
+    how a file from before version 3 is made to name its game and search."""
+    header, payload = payload_from_bytes(data)
+    return weights_from_arrays(header.input_size, header.output_size, header.hidden_size, header.num_layers,
+                               _split(payload, header), header.layer_norm_eps, header.stake_column,
+                               header.stake_scale, metadata)
+
+
+def read_net_metadata(path: str) -> Optional[dict[str, Any]]:
+    """The metadata of the weights file at ``path`` (None if it predates version 3).
+    OSError if unreadable, ValueError if malformed."""
+    with open(path, "rb") as f:
+        return read_metadata(f.read())
 
 
 def _split(payload: np.ndarray, header: WeightsHeader) -> List[np.ndarray]:

@@ -25,7 +25,7 @@ import numpy as np
 import torch
 
 from rebel import _core
-from rebel.config.train import TrainConfig, game_of, selfplay_iterations
+from rebel.config.train import TrainConfig, game_of, selfplay_iterations, trained_net_metadata
 from rebel.games.units import value_unit
 from rebel.nets.policy_mlp import PolicyMLP, export_policy_weights, policy_weights_to_bytes, to_native_policy
 from rebel.nets.precision import native_kernel
@@ -496,11 +496,13 @@ class Training:
         self.generated = (e + 2) * G
         self.trained += int(result["examples_trained"])
         pool.install_weights(weights_to_bytes(self.trainer.selfplay_model()))
-        export_weights(self.trainer.inference_model(), self.run_dir.file(RunDirectory.WEIGHTS))
+        export_weights(self.trainer.inference_model(), self.run_dir.file(RunDirectory.WEIGHTS),
+                       self.net_metadata("value"))
         if self.policy_trainer is not None and self.policy_replay is not None:
             self.policy_replay.flush()  # this epoch's D_pi: trained on from the next epoch
             self.native_policy.set_weights_bytes(policy_weights_to_bytes(self.policy_trainer.model))
-            export_policy_weights(self.policy_trainer.model, self.run_dir.file(RunDirectory.POLICY))
+            export_policy_weights(self.policy_trainer.model, self.run_dir.file(RunDirectory.POLICY),
+                                  self.net_metadata("policy"))
             policy_record["policy_replay_size"] = self.policy_replay.size()
             policy_record["policy_nodes"] = self.policy_replay.added
         self._keep_snapshot()
@@ -557,7 +559,7 @@ class Training:
         for key in ("exploitability_sd", "exploitability_by_seed"):
             if key in evaluation:
                 self.best[key] = evaluation[key]
-        self.best_weights = weights_to_bytes(self.trainer.inference_model())
+        self.best_weights = weights_to_bytes(self.trainer.inference_model(), self.net_metadata("value"))
         atomic_write_bytes(self.run_dir.file(RunDirectory.BEST), self.best_weights)
         log.info("best so far: the net of epoch %d (%.6f) -> %s", self.best["epoch"], figure,
                  self.run_dir.file(RunDirectory.BEST))
@@ -577,7 +579,12 @@ class Training:
         that many epochs: its curve can be evaluated after the run, in any order or elsewhere."""
         every = self.config.run.snapshot_every
         if every > 0 and self.trainer.epoch % every == 0:
-            export_weights(self.trainer.inference_model(), self.run_dir.snapshot_path(self.trainer.epoch))
+            export_weights(self.trainer.inference_model(), self.run_dir.snapshot_path(self.trainer.epoch),
+                           self.net_metadata("value"))
+
+    def net_metadata(self, kind: str) -> dict[str, Any]:
+        """What the run's weight files record: its game and search (docs/weights_format.md)."""
+        return trained_net_metadata(self.config, kind)
 
     def _phase(self, desc: str, total: int) -> Progress:
         return Progress(desc, total, enabled=self.progress, terminal=self.terminal)

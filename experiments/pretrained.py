@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import statistics
 import sys
 from pathlib import Path
@@ -53,6 +52,8 @@ def main() -> int:
     args = parser.parse_args()
 
     from rebel.config.train import load_train_config
+    from rebel.nets.weights_io import net_metadata, with_metadata
+    from rebel.util.atomic_io import atomic_write_bytes
 
     config = load_train_config(str(args.run_dir / "config.yaml"))
     rows = [json.loads(line) for line in (args.run_dir / "metrics.jsonl").read_text().splitlines()]
@@ -61,6 +62,8 @@ def main() -> int:
         print(f"pretrained.py: {args.run_dir} has not finished (no final row in metrics.jsonl)", file=sys.stderr)
         return 2
     weights = args.run_dir / "weights.bin"
+    # The listed figure is measured in fp32, whatever kernel the run's config chose: the same
+    # number on every CPU (a rounded kernel's figure differs by CPU).
     if args.eval_json:
         ev = json.loads(args.eval_json.read_text())
         protocol = ev["protocol"]
@@ -69,12 +72,16 @@ def main() -> int:
         exploitability = {"depth": protocol["depth"], "iterations": protocol["iterations"],
                           "repeats": protocol["repeats"], "solver": protocol["solver"], "seeds": seeds,
                           "precision": protocol.get("precision", config.search.precision), "values": values}
+        if exploitability["precision"] != "fp32":
+            print(f"pretrained.py: {args.eval_json} was measured with precision {exploitability['precision']}; "
+                  "a shipped net's figure is measured in fp32", file=sys.stderr)
+            return 2
     else:
         seeds = [0, 1, 2]
-        values = [_evaluate(config, weights, args.repeats, seed, config.search.precision) for seed in seeds]
+        values = [_evaluate(config, weights, args.repeats, seed, "fp32") for seed in seeds]
         exploitability = {"depth": config.search.depth, "iterations": config.search.iterations,
                           "repeats": args.repeats, "solver": config.search.solver, "seeds": seeds,
-                          "precision": config.search.precision, "values": values}
+                          "precision": "fp32", "values": values}
     exploitability.update({"mean": statistics.mean(values), "min": min(values), "max": max(values)})
     check = {**CHECK, "exploitability": _evaluate(config, weights, CHECK["repeats"], CHECK["seed"], CHECK["precision"])}
     entry = {
@@ -88,9 +95,17 @@ def main() -> int:
         "trained": {"epochs": final["epoch"], "examples_generated": final["examples_generated"],
                     "examples_trained": final["examples_trained"], "wall_minutes": final["wall_seconds"] / 60},
     }
-    shutil.copyfile(weights, INDEX.parent / entry["file"])
+    # The shipped file names its game and the search of its listed figure (format version 3).
+    search = {"solver": exploitability["solver"], "depth": exploitability["depth"],
+              "iterations": exploitability["iterations"], "chance_leaves": "after_deal"}
+    atomic_write_bytes(INDEX.parent / entry["file"],
+                       with_metadata(weights.read_bytes(), net_metadata("value", entry["game"], search)))
     index = json.loads(INDEX.read_text())
-    index["nets"] = [n for n in index["nets"] if n["name"] != args.name] + [entry]
+    names = [n["name"] for n in index["nets"]]
+    if args.name in names:  # refreshed in place: `rebel pretrained` keeps its order
+        index["nets"][names.index(args.name)] = entry
+    else:
+        index["nets"].append(entry)
     INDEX.write_text(json.dumps(index, indent=2) + "\n")
     print(json.dumps(entry, indent=2))
     return 0

@@ -171,6 +171,78 @@ def apply_game_flags(game_section: Any, args: argparse.Namespace) -> None:
         raise UsageError(str(e)) from None
 
 
+# ----------------------------------------------------------------- a net's own game
+
+def read_net_file_metadata(flag: str, path: str, kind: str = "value") -> Optional[dict[str, Any]]:
+    """The metadata a weights file carries (its game and search; None for a file written before
+    format version 3). UsageError if the file is unreadable or malformed, or is a net of
+    another ``kind`` (a policy net given as a value net)."""
+    from rebel.nets.weights_io import read_net_metadata
+
+    try:
+        meta = read_net_metadata(path)
+    except (OSError, ValueError) as e:
+        raise UsageError(f"{flag} {path}: {e}") from None
+    if meta is None:
+        meta = _run_folder_metadata(path, kind)
+    if meta is not None and meta.get("kind", kind) != kind:
+        raise UsageError(f"{flag} {path} is a {meta['kind']} net, not a {kind} net")
+    return meta
+
+
+def _run_folder_metadata(path: str, kind: str) -> Optional[dict[str, Any]]:
+    """For a net file from before format version 3 that lies in a `rebel train` run folder, the
+    game and search of the run's config.yaml (None elsewhere, or if that config does not load)."""
+    from pathlib import Path
+
+    from rebel.config.common import ConfigError
+    from rebel.config.train import load_train_config, trained_net_metadata
+
+    config_file = Path(path).resolve().parent / "config.yaml"
+    if not config_file.is_file():
+        return None
+    try:
+        return trained_net_metadata(load_train_config(str(config_file)), kind)
+    except (ConfigError, ValueError, OSError):
+        return None
+
+
+def game_label(game: Mapping[str, Any]) -> str:
+    """``leduc_nolimit(stack=1200, ante=100, fold_without_bet=0)``: a game's name and parameters."""
+    params = ", ".join(f"{k}={v}" for k, v in game.items() if k != "name")
+    return f"{game['name']}({params})"
+
+
+def adopt_net_game(section: Any, meta: Optional[Mapping[str, Any]], game_given: bool) -> None:
+    """Makes ``section`` (a GameSection) the net's game when the user named none."""
+    if meta is None or game_given or "game" not in meta:
+        return
+    game = dict(meta["game"])
+    section.name = game.pop("name")
+    for key in ("num_dice", "num_faces", "m", "n", "k", "stack", "ante", "fold_without_bet"):
+        setattr(section, key, None)
+    for key, value in game.items():
+        if not hasattr(section, key):
+            raise UsageError(f"the net's game {game_label(meta['game'])} has a parameter {key!r} this version "
+                             "does not know")
+        setattr(section, key, value)
+
+
+def check_net_game(flag: str, label: str, meta: Optional[Mapping[str, Any]], section: Any) -> None:
+    """UsageError unless the game asked (``section``, resolved) is the net's own game."""
+    from rebel.config.common import ConfigError
+
+    if meta is None or "game" not in meta:
+        return
+    try:
+        asked = section.as_dict()
+    except ConfigError as e:
+        raise UsageError(str(e)) from None
+    if asked != dict(meta["game"]):
+        raise UsageError(f"{flag} {label} is a net of {game_label(meta['game'])}, but the game asked is "
+                         f"{game_label(asked)}; leave out the game flags to use the net's game")
+
+
 def full_tree(game: Any) -> Any:
     """The full public tree, or a UsageError if the game is too large for memory."""
     from rebel import _core

@@ -6,7 +6,7 @@ import logging
 import os
 import sys
 from dataclasses import asdict
-from typing import Any, Dict
+from typing import Any, Dict, List, Optional, Tuple
 
 from rebel.cli.common import (
     EXIT_OUTPUT,
@@ -18,6 +18,7 @@ from rebel.cli.common import (
     add_subcommand,
     apply_game_flags,
     check_choice,
+    check_net_game,
     check_nonnegative_float,
     check_output_file,
     check_range,
@@ -25,12 +26,14 @@ from rebel.cli.common import (
     full_tree,
     int_arg,
     print_json,
+    read_net_file_metadata,
     save_policy_or_keep,
 )
+from rebel.config.common import given_settings
 from rebel.config.eval import ConfigError, EvalConfig, load_eval_config
 from rebel.nets.precision import PRECISIONS, check_precision
-from rebel.nets.pretrained import PREFIX, resolve_policy_net
-from rebel.nets.pretrained import get as get_pretrained
+from rebel.nets.pretrained import resolve_net, resolve_policy_net
+from rebel.nets.weights_io import SEARCH_KEYS
 from rebel.search.evaluate import mode_b_table, public_view
 from rebel.search.settings import BACKENDS, CHANCE_LEAVES, LEAF_ERROR_KINDS, MAX_WARM_START, ORACLE_VALUES
 from rebel.search.solve import OFF_PATH_HELP, OFF_PATH_MODES, SEARCH_SOLVERS, SOLVER_HELP, SOLVERS
@@ -67,8 +70,9 @@ def register(subparsers: Any) -> None:
     add_game_args(p, DEFAULTS)
     s = p.add_argument_group("search")
     s.add_argument("--net", metavar="{zero,oracle,pretrained:NAME,PATH}", help=default_help(
-        "leaf values: zero, oracle (exact: solves below each leaf), a shipped net (`rebel pretrained`; its game "
-        "unless --game/--dice/--faces say otherwise) or an exported MLP weights file (docs/weights_format.md)",
+        "leaf values: zero, oracle (exact: solves below each leaf), a shipped net (`rebel pretrained`) or an "
+        "exported MLP weights file (docs/weights_format.md); a net's file names its game and search (depth, "
+        "solver, T, chance leaves), which are used unless set here; a net of another game is refused",
         "search.net", DEFAULTS))
     s.add_argument("--solver", choices=SEARCH_SOLVERS, help=default_help(
         "subgame and full-game solver; " + "; ".join(f"{k}: {v}" for k, v in SOLVER_HELP.items()),
@@ -157,26 +161,34 @@ def _flags(args: argparse.Namespace) -> Dict[str, Any]:
 
 def _config(args: argparse.Namespace) -> EvalConfig:
     """The resolved configuration, every value checked before anything is computed."""
+    flags = _flags(args)
     try:
-        cfg = load_eval_config(args.config, args.overrides, _flags(args))
+        given = given_settings(args.config, args.overrides, flags)
     except ConfigError as e:
         raise UsageError(str(e)) from None
-    if cfg.search.net.startswith(PREFIX):
-        try:
-            net = get_pretrained(cfg.search.net[len(PREFIX):])
-        except ValueError as e:
-            raise UsageError(f"--net: {e}") from None
-        if args.game is None and args.dice is None and args.faces is None and not args.config:
-            cfg.game.name = net.game["name"]  # the net's own game unless one is named
-            for key, value in net.game_params().items():
-                setattr(cfg.game, key, value)
-        cfg.search.net = str(net.path)
-    if cfg.search.policy_net.startswith(PREFIX):
-        try:
-            cfg.search.policy_net = resolve_policy_net(cfg.search.policy_net)
-        except ValueError as e:
-            raise UsageError(f"--policy-net: {e}") from None
+    net_label = str(given.get("search.net", DEFAULTS["search"]["net"]))
+    try:
+        net_path = resolve_net(net_label)
+    except ValueError as e:
+        raise UsageError(f"--net: {e}") from None
+    meta = None
+    if net_path not in ("zero", "oracle") and os.path.isfile(net_path):
+        meta = read_net_file_metadata("--net", net_path)
+    base, args.from_net = _net_layer(meta, given)
+    try:
+        cfg = load_eval_config(args.config, args.overrides, flags, base=base)
+    except ConfigError as e:
+        raise UsageError(str(e)) from None
+    cfg.search.net = net_path
+    try:
+        cfg.search.policy_net = resolve_policy_net(cfg.search.policy_net)
+    except ValueError as e:
+        raise UsageError(f"--policy-net: {e}") from None
     apply_game_flags(cfg.game, args)
+    check_net_game("--net", net_label, meta, cfg.game)
+    if cfg.search.policy_net and os.path.isfile(cfg.search.policy_net):
+        check_net_game("--policy-net", cfg.search.policy_net,
+                       read_net_file_metadata("--policy-net", cfg.search.policy_net, kind="policy"), cfg.game)
     s, out = cfg.search, cfg.output
     check_range(args, "--depth", "search.depth", s.depth, 1)
     check_range(args, "--iters", "search.iterations", s.iterations, 1)
@@ -213,6 +225,21 @@ def _config(args: argparse.Namespace) -> EvalConfig:
     return cfg
 
 
+def _net_layer(meta: Optional[Dict[str, Any]], given: Dict[str, Any]) -> Tuple[Any, List[str]]:
+    """The configuration layer under the user's (a net's game unless ``game.name`` is given, and
+    its search settings: depth, solver, T, chance leaves) and what of it the user leaves in place
+    and differs from the built-in defaults (``game`` first when the net names the game)."""
+    if meta is None:
+        return None, []
+    layer: Dict[str, Any] = {"search": {k: v for k, v in meta.get("search", {}).items() if k in SEARCH_KEYS}}
+    taken: List[str] = []
+    if "game" in meta and "game.name" not in given:
+        layer["game"] = dict(meta["game"])
+        taken.append("game")
+    taken += [k for k, v in layer["search"].items() if f"search.{k}" not in given and DEFAULTS["search"][k] != v]
+    return ("the net's file", layer), taken
+
+
 def run(args: argparse.Namespace) -> int:
     """Handler of ``rebel eval``."""
     cfg = _config(args)
@@ -236,6 +263,8 @@ def run(args: argparse.Namespace) -> int:
         error = save_policy_or_keep("--policy-out", policy_out, result["_game"], result["_mode_b_policy"],
                                     result["_full_tree"])
     summary = public_view(result)
+    if args.from_net:
+        summary["from_net"] = args.from_net
     if policy_out and error is None:
         summary["policy_out"] = policy_out
     if cfg.output.json:
@@ -253,6 +282,8 @@ def _print_report(summary: Dict[str, Any]) -> None:
     params = ", ".join(f"{k}={v}" for k, v in game.items() if k != "name")
     solver = summary["solver"]
     print(f"game            {game['name']}({params})")
+    if summary.get("from_net"):
+        print(f"from the net    {', '.join(summary['from_net'])} (its file records them; flags override)")
     print(f"search          net={summary['net']} solver={solver} depth={summary['depth']} "
           f"iterations={summary['iterations']} off-path={summary['off_path']} "
           f"({summary['search_roots']} search roots)")

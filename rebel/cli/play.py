@@ -47,6 +47,8 @@ NETS = "zero, oracle, pretrained:NAME (see `rebel pretrained`) or a weights file
 ROUND_DEPTH = 10
 #: --depth's default otherwise (actions per subgame).
 DEPTH = 2
+#: --iters' default when the net's file records none (the paper's T).
+ITERATIONS = 1024
 #: --explain shows the bot's strategy hand by hand where it may hold at most this many hands.
 BY_HAND = 6
 #: :meth:`_Session.ask`'s answer to q, quit or exit (:func:`rebel.play.cards.is_quit`).
@@ -82,11 +84,12 @@ def register(subparsers: Any) -> None:
     p.add_argument("--hands", type=int_arg, metavar="N", default=0, help="hands to play (default 0: until EOF)")
     p.add_argument("--seed", type=int_arg, metavar="S", default=None,
                    help="seed of the deals and the bot's draws (default: a fresh one)")
-    p.add_argument("--iters", type=int_arg, metavar="T", default=1024,
-                   help="CFR-D iterations per subgame (default 1024, the paper's)")
+    p.add_argument("--iters", type=int_arg, metavar="T", default=None,
+                   help=f"CFR-D iterations per subgame (default: the net's, recorded in its file; else "
+                        f"{ITERATIONS}, the paper's)")
     p.add_argument("--depth", type=int_arg, metavar="N", default=None,
-                   help=f"actions per subgame (default {ROUND_DEPTH}, a whole betting round, in games with public "
-                        f"chance such as leduc; {DEPTH} otherwise)")
+                   help=f"actions per subgame (default: the net's, recorded in its file; else {ROUND_DEPTH}, a "
+                        f"whole betting round, in games with public chance such as leduc, {DEPTH} otherwise)")
     p.add_argument("--explain", action="store_true",
                    help="show the bot's belief about your hand and its strategy, from the public actions alone "
                         "(never revealing its own hand; default off)")
@@ -94,26 +97,41 @@ def register(subparsers: Any) -> None:
 
 
 def _game(args: argparse.Namespace) -> Any:
+    """The game asked: the net's own (its file names it) unless --game says otherwise; the game
+    flags change it, and a net of another game than the result is refused. Leaves the net's
+    recorded search settings in ``args.net_search`` and the resolved file in ``args.net``."""
+    from rebel.cli.common import adopt_net_game, apply_game_flags, check_net_game, read_net_file_metadata
     from rebel.config.common import ConfigError, GameSection
-    from rebel.nets.pretrained import PREFIX, get
+    from rebel.nets.pretrained import resolve_net
 
     section = GameSection(name=args.game or "liars_dice")
     args.net_label = args.net
-    if args.net.startswith(PREFIX):
-        try:
-            net = get(args.net[len(PREFIX):])
-        except ValueError as e:
-            raise UsageError(f"--net: {e}") from None
-        if args.game is None and args.dice is None and args.faces is None:
-            section = GameSection(name=net.game["name"], **net.game_params())  # the net's own game
-        args.net = str(net.path)
-    from rebel.cli.common import apply_game_flags
-
+    try:
+        args.net = resolve_net(args.net)
+    except ValueError as e:
+        raise UsageError(f"--net: {e}") from None
+    meta = read_net_file_metadata("--net", args.net) if os.path.isfile(args.net) else None
+    adopt_net_game(section, meta, game_given=args.game is not None)
+    args.net_search = {} if meta is None else dict(meta.get("search", {}))
     try:
         apply_game_flags(section, args)
+        check_net_game("--net", args.net_label, meta, section)
         return section.make()
     except (ConfigError, ValueError) as e:
         raise UsageError(str(e)) from None
+
+
+def _search(args: argparse.Namespace, game: Any) -> dict[str, Any]:
+    """The bot's search: --depth and --iters, else what the net's file records, else the
+    defaults (a whole betting round in games with public chance)."""
+    recorded = args.net_search
+    search = {"solver": recorded.get("solver", "lcfr"), "chance_leaves": recorded.get("chance_leaves", "after_deal"),
+              "depth": args.depth if args.depth is not None else recorded.get(
+                  "depth", ROUND_DEPTH if game.has_public_chance else DEPTH),
+              "iterations": args.iters if args.iters is not None else recorded.get("iterations", ITERATIONS)}
+    if search["depth"] < 1 or search["iterations"] < 2:
+        raise UsageError("--depth must be >= 1 and --iters >= 2")
+    return search
 
 
 def _net(game: Any, spec: str) -> Any:
@@ -343,15 +361,17 @@ def run(args: argparse.Namespace, inp: TextIO = sys.stdin, out: TextIO = sys.std
         return _play_board(game, args, inp, out)
     if args.bot is not None:
         raise UsageError("--bot is for m,n,k games; this game's bot is the search with --net")
-    depth = args.depth if args.depth is not None else ROUND_DEPTH if game.has_public_chance else DEPTH
-    if depth < 1 or args.iters < 2:
-        raise UsageError("--depth must be >= 1 and --iters >= 2")
+    search = _search(args, game)
     net = _net(game, args.net)
     seed = args.seed if args.seed is not None else int(cast(int, np.random.SeedSequence().entropy) % 2**32)
-    table = Table(game, net, depth=depth, iterations=args.iters, seed=seed)
+    table = Table(game, net, seed=seed, **search)
     session = _Session(table, args.seat, args.explain, inp, out)
-    print(f"rebel play: {game.description()}, bot = depth-{depth} search, T = {args.iters}, net {args.net_label}, "
-          f"seed {seed}", file=out, flush=True)
+    solver = "" if search["solver"] == "lcfr" else f" ({search['solver']})"
+    print(f"rebel play: {game.description()}, bot = depth-{search['depth']} search{solver}, "
+          f"T = {search['iterations']}, net {args.net_label}, seed {seed}", file=out, flush=True)
+    if args.net_search:
+        print("the net's file names its game and search (depth, T); --game, --depth and --iters override them",
+              file=out, flush=True)
     from rebel.games.names import rules_note
 
     if rules_note(game):

@@ -45,7 +45,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"pretrained:{n.name}")
         print(f"  game            {n.game['name']}({params})")
         print(f"  exploitability  {e['mean']:.4f} [{e['min']:.4f}, {e['max']:.4f}]  (mode (b), depth {e['depth']}, "
-              f"T = {e['iterations']}, N = {e['repeats']}, seeds {', '.join(map(str, e['seeds']))})")
+              f"T = {e['iterations']}, N = {e['repeats']}, {e['precision']} net, "
+              f"seeds {', '.join(map(str, e['seeds']))})")
         t = n.trained
         print(f"  trained         {n.config}: {t['epochs']} epochs, {t['examples_generated']:,} examples, "
               f"{t['wall_minutes']:.1f} min")
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"  exploitability  {e['mean']:.4f} [{e['min']:.4f}, {e['max']:.4f}]  "
               f"(with --net pretrained:{p.value_net}, mode (b), depth {s['depth']}, T = {s['iterations']}, "
               f"--warm-start {s['warm_start']} --warm-prior {s['warm_prior']:g}, N = {e['repeats']}, "
-              f"seeds {', '.join(map(str, e['seeds']))})")
+              f"{e['precision']} net, seeds {', '.join(map(str, e['seeds']))})")
         t = p.trained
         print(f"  trained         {t['pbs']:,} PBSs from {t['self_play_steps']:,} self-play steps, "
               f"{t['epochs']} epochs")

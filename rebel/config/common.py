@@ -9,6 +9,7 @@ starts from the new game's own defaults (``game.name=kuhn`` drops ``num_dice``).
 """
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,7 @@ from omegaconf.errors import ConfigKeyError, OmegaConfBaseException
 from rebel.games import Game, game_from_config, game_param_defaults
 
 __all__ = ["ConfigError", "GameSection", "OutputSection", "yaml_layer", "dotlist_layer", "merge_layers", "load_config",
-           "valid_keys"]
+           "valid_keys", "given_settings"]
 
 T = TypeVar("T")
 
@@ -83,6 +84,19 @@ def valid_keys(schema: type) -> list[str]:
     return [f"{section}.{key}" for section in tree for key in tree[section]]
 
 
+def closest_keys_hint(key: str, valid: Sequence[str]) -> str:
+    """``did you mean 'trainer.lr'?`` for a mistyped dotted key (the nearest key of its section);
+    else the keys of its section, or the sections: never the whole list of keys on one line."""
+    section, _, name = key.partition(".")
+    same = [k.split(".", 1)[1] for k in valid if k.split(".", 1)[0] == section]
+    close = difflib.get_close_matches(name, same, n=1, cutoff=0.6)
+    if close:
+        return f"did you mean '{section}.{close[0]}'?"
+    if same:
+        return f"the keys of {section!r}: {', '.join(same)}"
+    return f"the sections: {', '.join(dict.fromkeys(k.split('.', 1)[0] for k in valid))}"
+
+
 def _one_line(e: BaseException) -> str:
     """An exception's message on one line (yaml's span several: problem, context, position)."""
     return " ".join(str(e).split())
@@ -121,7 +135,7 @@ def _describe(e: OmegaConfBaseException, schema: type) -> str:
         if key and "." not in key:
             sections = ", ".join(OmegaConf.structured(schema).keys())
             return f"unknown config section(s) {key!r}; accepted: {sections}"
-        return f"unknown config key {key!r}; valid keys: {', '.join(valid_keys(schema))}"
+        return f"unknown config key {key!r}; {closest_keys_hint(key, valid_keys(schema))}"
     return f"bad value for {key!r}: {first}" if key else first
 
 
@@ -147,15 +161,25 @@ def merge_layers(schema: type[T], layers: Sequence[tuple[str, Any]]) -> T:
 
 
 def load_config(schema: type[T], config_file: Optional[str] = None, overrides: Sequence[str] = (),
-                flags: Optional[Mapping[str, Any]] = None, example: str = "solver.iterations=256") -> T:
-    """Defaults of ``schema`` < ``config_file`` < dotted ``overrides`` < ``flags`` (a nested
-    dict of the command-line flags that were given). The game section, if any, is checked
-    by building the game."""
-    layers: list[tuple[str, Any]] = []
+                flags: Optional[Mapping[str, Any]] = None, example: str = "solver.iterations=256",
+                base: Optional[tuple[str, Mapping[str, Any]]] = None) -> T:
+    """Defaults of ``schema`` < ``base`` (``(where, nested dict)``: e.g. a net's own game) <
+    ``config_file`` < dotted ``overrides`` < ``flags`` (a nested dict of the command-line flags
+    that were given). The game section, if any, is checked by building the game."""
+    layers: list[tuple[str, Any]] = [base] if base else []
     if config_file:
         layers.append((f"config file {config_file!r}", yaml_layer(config_file)))
+    flag_game = (flags or {}).get("game") or {}
+    if "name" in flag_game:
+        # --game names the game that the dotted game.* overrides then change (applied after it,
+        # as they would be without --game); a game.name override that disagrees is a mistake
+        layers.append(("command line", {"game": {"name": flag_game["name"]}}))
     if overrides:
-        layers.append(("overrides", dotlist_layer(overrides, example)))
+        override_layer = dotlist_layer(overrides, example)
+        named = _unresolved(override_layer).get("game", {}).get("name")
+        if "name" in flag_game and named is not None and named != flag_game["name"]:
+            raise ConfigError(f"--game {flag_game['name']} and the override game.name={named} disagree; give one")
+        layers.append(("overrides", override_layer))
     if flags:
         layers.append(("command line", dict(flags)))
     config = merge_layers(schema, layers)
@@ -163,6 +187,30 @@ def load_config(schema: type[T], config_file: Optional[str] = None, overrides: S
     if isinstance(game, GameSection):
         game.make()
     return config
+
+
+def _unresolved(layer: Any) -> dict[str, Any]:
+    """A layer as plain nested dicts, ``${...}`` interpolations left as written (they resolve,
+    or fail with a ConfigError, only when the layers are merged)."""
+    if isinstance(layer, DictConfig):
+        return OmegaConf.to_container(layer, resolve=False)  # type: ignore[return-value]
+    return dict(layer)
+
+
+def given_settings(config_file: Optional[str] = None, overrides: Sequence[str] = (),
+                   flags: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
+    """The dotted ``section.key`` settings a user gave in a config file, overrides or flags (the
+    layers :func:`load_config` merges, the later winning), unchecked: the settings a net's own
+    must not replace, read before the configuration is resolved."""
+    given: dict[str, Any] = {}
+    layers: list[Any] = [yaml_layer(config_file)] if config_file else []
+    layers += [dotlist_layer(overrides)] if overrides else []
+    layers += [dict(flags)] if flags else []
+    for layer in layers:
+        for section, values in _unresolved(layer).items():
+            if isinstance(values, Mapping):
+                given.update((f"{section}.{key}", value) for key, value in values.items())
+    return given
 
 
 def from_yaml_text(schema: type[T], text: str, overrides: Sequence[str] = (), example: str = "run.epochs=40") -> T:

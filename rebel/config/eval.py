@@ -32,6 +32,7 @@ class EvalConfig:
 
 
 def load_eval_config(config_file: Optional[str] = None, overrides: Sequence[str] = (),
-                     flags: Optional[Mapping[str, Any]] = None) -> EvalConfig:
-    """Resolves defaults < ``config_file`` < ``overrides`` < ``flags`` (a nested dict)."""
-    return shared.load_config(EvalConfig, config_file, overrides, flags, example="search.iterations=256")
+                     flags: Optional[Mapping[str, Any]] = None,
+                     base: Optional[tuple[str, Mapping[str, Any]]] = None) -> EvalConfig:
+    """Resolves defaults < ``base`` < ``config_file`` < ``overrides`` < ``flags`` (nested dicts)."""
+    return shared.load_config(EvalConfig, config_file, overrides, flags, example="search.iterations=256", base=base)

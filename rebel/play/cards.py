@@ -163,10 +163,12 @@ class Table:
     """One game against the bot: the search, the public tree, the deal and the current hand."""
 
     def __init__(self, game: _core.Game, net: _core.ValueNet, solver: str = "lcfr", depth: int = 2,
-                 iterations: int = 1024, seed: int = 0, off_path: str = "skip") -> None:
+                 iterations: int = 1024, seed: int = 0, off_path: str = "skip",
+                 chance_leaves: str = "after_deal") -> None:
         self.game = game
         self.depth = depth
-        self.search = _core.TestTimeSearch(game, net, solver, depth, iterations, off_path=off_path)
+        self.search = _core.TestTimeSearch(game, net, solver, depth, iterations, off_path=off_path,
+                                           chance_leaves=chance_leaves)
         self.tree = self.search.full_tree
         self.rng = np.random.default_rng(seed)
         H = game.num_hands

@@ -110,3 +110,23 @@ def test_a_pretrained_policy_net_warm_starts_rebel_eval():
     out = json.loads(r.stdout)
     assert out["mode_b"][-1]["exploitability"] == pytest.approx(policy.check["exploitability"], abs=1e-9)
 
+
+
+#: The shipped nets whose listed figure is a row of the results index (experiments/results/index.json).
+RESULTS_ROWS = {"1x4f": "table2.1x4f.cfr", "1x5f": "table2.1x5f.cfr", "2x3f": "table2.2x3f.cfr",
+                "leduc": "leduc.limit.trained", "leduc_nolimit": "leduc_nolimit.trained",
+                "2x3f-policy": "warm_start.2x3f.warm_T256_P10"}
+
+
+def test_a_shipped_nets_figure_is_the_results_indexs():
+    """`rebel pretrained` and the README give one figure for one net: the same seeds and values
+    (the fp32 net's, which every shipped figure is)."""
+    from tests.conftest import REPO_ROOT
+
+    index = json.loads((REPO_ROOT / "experiments" / "results" / "index.json").read_text())
+    rows = {r["id"]: r for r in (index["rows"] if isinstance(index, dict) else index)}
+    shipped = {n.name: n.exploitability for n in NETS} | {p.name: p.exploitability for p in POLICIES}
+    for name, row_id in RESULTS_ROWS.items():
+        listed, row = shipped[name], rows[row_id]
+        assert listed["precision"] == "fp32", name
+        assert listed["seeds"] == row["seeds"] and listed["values"] == pytest.approx(row["values"], rel=1e-12), name

@@ -31,6 +31,15 @@ from rebel._core import (  # noqa: F401  (re-exported public API)
     uniform_policy,
     validate_policy,
 )
+from rebel.util.concise_errors import concise_type_errors as _concise  # noqa: E402
+
+# The functions that take policy arrays: a wrong call names the arguments' types and shapes
+# instead of printing the arrays (pybind11's message).
+best_response = _concise(best_response)
+expected_value = _concise(expected_value)
+exploitability = _concise(exploitability)
+validate_policy = _concise(validate_policy)
+
 from rebel.games import game_config, game_from_config  # noqa: E402,F401
 from rebel.interop.policy_io import load_policy, save_policy  # noqa: E402,F401
 from rebel.search.solve import SolveResult, solve  # noqa: E402,F401

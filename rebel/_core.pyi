@@ -901,12 +901,13 @@ def bf16_round(x: numpy.typing.ArrayLike, path: str = 'scalar') -> numpy.typing.
     """
     float32 [n] rounded to bfloat16 (nearest even, denormals to +-0) as the bf16 kernels round, back in float32. path: 'scalar' (portable C++), 'integer_ops' (AVX-512 integer operations) or 'instruction' (VCVTNEPS2BF16, needs AVX512_BF16): the same bits; the kernels use the fastest this CPU has.
     """
-def build_tree(game: Game, root: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] = [], max_depth: typing.SupportsInt | typing.SupportsIndex = -1, chance_leaves: typing.Any = False) -> PublicTree:
+def build_tree(game: Game, root: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] = [], max_depth: typing.SupportsInt | typing.SupportsIndex = -1, chance_leaves: typing.Any = None) -> PublicTree:
     """
     Public tree below `root` (a history of event ids) down to max_depth events (-1: unlimited).
     chance_leaves True or 'after_deal': every non-terminal outcome of a public chance node below the
     root is a pseudo-leaf (and a deal at max_depth is expanded); 'at_deal': every chance node below the
-    root is one; False or 'none': deals are events like any other.
+    root is one; False or 'none': deals are events like any other. None (the default): 'after_deal'
+    for a depth-limited subgame, as `rebel eval` and self-play build them; 'none' for the whole game.
     """
 def evaluate_matrix_strategies(payoff: numpy.typing.ArrayLike, row_strategy: numpy.typing.ArrayLike, col_strategy: numpy.typing.ArrayLike) -> dict:
     """

@@ -218,13 +218,15 @@ void bind_games(py::module_& m) {
                          const py::object& chance_leaves_arg) {
     check_history(require(game, "game"), root);
     // False / True (the dealt outcomes are leaves) or a name: "none", "after_deal", "at_deal".
-    ChanceLeaves chance_leaves = ChanceLeaves::kNone;
+    // None (the default) is what the CLI does: a depth-limited subgame ends after a deal, the
+    // whole game (max_depth -1) has no leaves at its deals.
+    ChanceLeaves chance_leaves = max_depth == -1 ? ChanceLeaves::kNone : ChanceLeaves::kAfterDeal;
     if (py::isinstance<py::bool_>(chance_leaves_arg)) {
       chance_leaves = chance_leaves_arg.cast<bool>() ? ChanceLeaves::kAfterDeal : ChanceLeaves::kNone;
     } else if (py::isinstance<py::str>(chance_leaves_arg)) {
       chance_leaves = parse_chance_leaves(chance_leaves_arg.cast<std::string>());  // ValueError if unknown
-    } else {
-      throw py::type_error("chance_leaves must be a bool or one of 'none', 'after_deal', 'at_deal'");
+    } else if (!chance_leaves_arg.is_none()) {
+      throw py::type_error("chance_leaves must be None, a bool or one of 'none', 'after_deal', 'at_deal'");
     }
     if (max_depth == 0 || max_depth < -1) throw py::value_error("max_depth must be >= 1, or -1 for no limit; got " + std::to_string(max_depth));
     std::shared_ptr<PublicTree> t;
@@ -233,11 +235,12 @@ void bind_games(py::module_& m) {
       t = std::make_shared<PublicTree>(build_tree(*game, root, max_depth, chance_leaves));
     }
     return t;
-  }, py::arg("game"), py::arg("root") = History{}, py::arg("max_depth") = -1, py::arg("chance_leaves") = false,
+  }, py::arg("game"), py::arg("root") = History{}, py::arg("max_depth") = -1, py::arg("chance_leaves") = py::none(),
      "Public tree below `root` (a history of event ids) down to max_depth events (-1: unlimited).\n"
      "chance_leaves True or 'after_deal': every non-terminal outcome of a public chance node below the\n"
      "root is a pseudo-leaf (and a deal at max_depth is expanded); 'at_deal': every chance node below the\n"
-     "root is one; False or 'none': deals are events like any other.");
+     "root is one; False or 'none': deals are events like any other. None (the default): 'after_deal'\n"
+     "for a depth-limited subgame, as `rebel eval` and self-play build them; 'none' for the whole game.");
 
   m.def("uniform_policy", [](const std::shared_ptr<Game>& game, const PublicTree& tree) {
     check_tree_game(require(game, "game"), tree);

@@ -60,6 +60,7 @@ __all__ = [
     "save_policy",
     "save_policy_json",
     "save_policy_npz",
+    "sniff_policy_format",
 ]
 
 
@@ -370,8 +371,23 @@ def save_policy(path: PathLike, game: Game, policy: np.ndarray, tree: _core.Publ
         save_policy_npz(path, game, policy, tree)
 
 
+def sniff_policy_format(path: PathLike) -> str:
+    """``.npz`` or ``.json`` by the file's first bytes (a zip archive starts with ``PK``), whatever
+    its name says; ValueError for a file that is neither (OSError if it cannot be read)."""
+    with open(path, "rb") as f:
+        head = f.read(64)
+    if head.startswith(b"PK"):
+        return ".npz"
+    if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith((b"{", b"[")):
+        return ".json"
+    if not head:
+        raise ValueError(f"{str(path)!r} is empty: not a policy file")
+    raise ValueError(f"{str(path)!r} is neither a JSON policy nor an .npz archive (it starts with {head[:8]!r})")
+
+
 def load_policy(path: PathLike, expected_game: Game | None = None) -> LoadedPolicy:
-    """Reads a JSON or ``.npz`` policy file depending on its suffix."""
-    if _format_of(path) == ".json":
+    """Reads a JSON or ``.npz`` policy file, the format told by its content (a JSON policy named
+    ``x.npz`` still reads; a log named ``x.json`` is refused as neither)."""
+    if sniff_policy_format(path) == ".json":
         return load_policy_json(path, expected_game)
     return load_policy_npz(path, expected_game)

@@ -18,7 +18,7 @@ WHICH = ("raw", "average")
 def export_checkpoint_weights(run_dir: Path, which: str, out: Path) -> int:
     """Writes RUN_DIR's checkpointed ``which`` weights to ``out`` (the native format); returns
     the checkpoint's epoch."""
-    from rebel.config.train import game_of, load_train_config
+    from rebel.config.train import game_of, load_train_config, trained_net_metadata
     from rebel.nets.value_mlp import export_weights
     from rebel.train.checkpoint import load_checkpoint
     from rebel.train.run import value_model
@@ -33,7 +33,7 @@ def export_checkpoint_weights(run_dir: Path, which: str, out: Path) -> int:
         raise ValueError(f"{run_dir} keeps no moving average (trainer.ema_decay = 0): its raw weights are weights.bin")
     model = value_model(config, game_of(config))
     model.load_state_dict(weights)
-    export_weights(model, out)
+    export_weights(model, out, trained_net_metadata(config))  # naming its game and search, as weights.bin does
     return int(state["epoch"])
 
 

@@ -387,7 +387,9 @@ def sniff_policy_format(path: PathLike) -> str:
 
 def load_policy(path: PathLike, expected_game: Game | None = None) -> LoadedPolicy:
     """Reads a JSON or ``.npz`` policy file, the format told by its content (a JSON policy named
-    ``x.npz`` still reads; a log named ``x.json`` is refused as neither)."""
+    ``x.npz`` still reads; a log named ``x.json`` is refused as neither). The name must still
+    end in ``.json`` or ``.npz``, as written."""
+    _format_of(path)
     if sniff_policy_format(path) == ".json":
         return load_policy_json(path, expected_game)
     return load_policy_npz(path, expected_game)

@@ -67,7 +67,8 @@ def test_score_known_values(tmp_path):
     (lambda d: d / "p.txt", "must end in .json or .npz"),
     (lambda d: _write(d / "bad.json", "{\"game\": {\"name\": \"kuhn\"}, \"policy\": {}}"), "decision points missing"),
     (lambda d: _write(d / "trunc.json", "{\"game\": "), "not valid JSON"),
-    (lambda d: _write(d / "bad.npz", "not a zip"), "not a readable .npz archive"),
+    (lambda d: _write(d / "bad.npz", "not a zip"), "neither a JSON policy nor an .npz archive"),
+        (lambda d: _write(d / "trunc.npz", "PK\x03\x04 cut"), "not a readable .npz archive"),
 ])
 def test_score_bad_files_exit_2(make, message, tmp_path):
     path = make(tmp_path)

@@ -986,7 +986,7 @@ def test_checkpoint_weights_exports_the_average_as_weights_bin_and_the_raw_weigh
     model's (weights.bin itself in a run without an average); the average of a run that keeps
     none and a missing run are refused with exit 2."""
     from rebel.config.common import to_yaml
-    from rebel.config.train import load_train_config
+    from rebel.config.train import load_train_config, trained_net_metadata
     from rebel.nets.value_mlp import weights_to_bytes
     from rebel.train.run import Training
     from rebel.train.rundir import RunDirectory
@@ -1007,7 +1007,8 @@ def test_checkpoint_weights_exports_the_average_as_weights_bin_and_the_raw_weigh
     assert (tmp_path / "avg.bin").read_bytes() == (run / "weights.bin").read_bytes()
     assert script.main([str(run), "raw", str(tmp_path / "raw.bin")]) == 0
     assert "raw weights of epoch 2" in capsys.readouterr().out
-    assert (tmp_path / "raw.bin").read_bytes() == weights_to_bytes(runs["average"].trainer.model)
+    assert (tmp_path / "raw.bin").read_bytes() == weights_to_bytes(
+        runs["average"].trainer.model, trained_net_metadata(runs["average"].config))  # naming the run's game
     assert (tmp_path / "raw.bin").read_bytes() != (run / "weights.bin").read_bytes()
 
     assert script.main([str(tmp_path / "plain"), "raw", str(tmp_path / "x.bin")]) == 0

@@ -247,13 +247,19 @@ def test_selfplay_plays_the_weights_asked_and_exports_the_average(tmp_path, monk
     raw, average = weights_to_bytes(training.trainer.model), weights_to_bytes(training.trainer.inference_model())
     assert raw != average
     assert installed[-1] == (raw if selfplay_weights == "raw" else average)
-    assert (tmp_path / "run" / "weights.bin").read_bytes() == average
+    # weights.bin is the average, naming its run's game and search (format version 3)
+    from rebel.config.train import trained_net_metadata
+    assert (tmp_path / "run" / "weights.bin").read_bytes() == weights_to_bytes(
+        training.trainer.inference_model(), trained_net_metadata(training.config))
 
 
-def test_unknown_key_error_lists_the_valid_keys():
+def test_unknown_key_error_names_the_closest_key():
     with pytest.raises(ConfigError) as e:
         load_train_config(None, ["selfplay.thread=3"])
-    assert "selfplay.threads" in str(e.value) and "trainer.lr" in str(e.value)
+    assert str(e.value).endswith("unknown config key 'selfplay.thread'; did you mean 'selfplay.threads'?")
+    with pytest.raises(ConfigError) as e:  # nothing close: its section's keys, not every key
+        load_train_config(None, ["trainer.xyzzy=3"])
+    assert "the keys of 'trainer': lr, " in str(e.value) and "selfplay.threads" not in str(e.value)
     assert "trainer.lr" in valid_keys()
 
 

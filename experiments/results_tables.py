@@ -188,7 +188,7 @@ def _listing(rows: Dict[str, Dict[str, Any]], ids: Sequence[str], spread: str = 
     return _table(list(columns), lines)
 
 
-LEDUC_IDS = ("leduc.limit.trained", "leduc.limit.oracle", "leduc.limit.zero",
+LEDUC_IDS = ("leduc.limit.trained", "leduc.limit.reproduced", "leduc.limit.oracle", "leduc.limit.zero",
              "leduc_nolimit.trained", "leduc_nolimit.oracle", "leduc_nolimit.zero")
 
 

@@ -8,7 +8,7 @@ import numpy
 import numpy.typing
 import os
 import typing
-__all__: list[str] = ['CHANCE_PLAYER', 'ConvPolicyValueNet', 'DEFAULT_OFF_PATH', 'Game', 'MccfrSolver', 'MctsBatch', 'MlpPolicyNet', 'MlpValueNet', 'MnkBoard', 'MnkSolver', 'NodeKind', 'OFF_PATH_MODES', 'OracleNet', 'Pbs', 'PerfectInfoSearch', 'PerturbedNet', 'PolicyNet', 'PublicTree', 'PythonValueNet', 'SelfPlayGenerator', 'SelfPlayStep', 'SubgameSolver', 'TabularPolicyNet', 'TestTimeSearch', 'ValueNet', 'ZeroNet', 'bayes_update', 'best_response', 'bf16_round', 'build_tree', 'evaluate_matrix_strategies', 'evaluate_mixture_sum', 'expected_value', 'exploitability', 'list_games', 'list_matrix_games', 'make_game', 'matrix_game', 'mlp_bf16_preferred', 'mlp_int16_preferred', 'mlp_supported_bf16_isas', 'mlp_supported_int16_isas', 'mlp_supported_isas', 'mnk_rollout_search', 'mnk_symmetries', 'net_values', 'policy_net_policies', 'policy_net_start', 'sample_chunk_size', 'sample_seed', 'solve_matrix_game', 'subgame_exploitability', 'uniform_policy', 'validate_policy']
+__all__: list[str] = ['CHANCE_PLAYER', 'ConvPolicyValueNet', 'DEFAULT_OFF_PATH', 'Game', 'MccfrSolver', 'MctsBatch', 'MlpPolicyNet', 'MlpValueNet', 'MnkBoard', 'MnkSolver', 'NodeKind', 'OFF_PATH_MODES', 'OracleNet', 'Pbs', 'PerfectInfoSearch', 'PerturbedNet', 'PolicyNet', 'PublicTree', 'PythonValueNet', 'SelfPlayGenerator', 'SelfPlayStep', 'SubgameSolver', 'TabularPolicyNet', 'TestTimeSearch', 'ValueNet', 'ZeroNet', 'bayes_update', 'best_response', 'bf16_round', 'build_tree', 'card_name', 'evaluate_matrix_strategies', 'evaluate_mixture_sum', 'expected_value', 'exploitability', 'hand_class', 'hand_class_counts', 'hand_class_first_ranks', 'hand_classes', 'hand_rank', 'hand_rank_class', 'hand_rank_counts', 'hand_ranks', 'list_games', 'list_matrix_games', 'make_game', 'matrix_game', 'mlp_bf16_preferred', 'mlp_int16_preferred', 'mlp_supported_bf16_isas', 'mlp_supported_int16_isas', 'mlp_supported_isas', 'mnk_rollout_search', 'mnk_symmetries', 'net_values', 'parse_cards', 'policy_net_policies', 'policy_net_start', 'sample_chunk_size', 'sample_seed', 'solve_matrix_game', 'subgame_exploitability', 'uniform_policy', 'validate_policy']
 class Game:
     """
     A two-player zero-sum game with private hands and public actions.
@@ -909,6 +909,10 @@ def build_tree(game: Game, root: collections.abc.Sequence[typing.SupportsInt | t
     root is one; False or 'none': deals are events like any other. None (the default): 'after_deal'
     for a depth-limited subgame, as `rebel eval` and self-play build them; 'none' for the whole game.
     """
+def card_name(card: typing.SupportsInt | typing.SupportsIndex) -> str:
+    """
+    The name of card number `card` (rank * 4 + suit; ranks 23456789TJQKA, suits cdhs): 51 -> 'As'.
+    """
 def evaluate_matrix_strategies(payoff: numpy.typing.ArrayLike, row_strategy: numpy.typing.ArrayLike, col_strategy: numpy.typing.ArrayLike) -> dict:
     """
     Value, best-response values and exploitability (NashConv / 2) of a strategy pair.
@@ -923,6 +927,38 @@ def expected_value(game: Game, tree: PublicTree, policy: numpy.typing.ArrayLike,
 def exploitability(game: Game, tree: PublicTree, policy: numpy.typing.ArrayLike) -> dict:
     """
     Exact exploitability (BR_0 + BR_1) / 2, the best-response values and player 0's expected value.
+    """
+def hand_class(cards: str | collections.abc.Sequence[typing.SupportsIndex | str]) -> str:
+    """
+    The class of the best five of 5, 6 or 7 cards: 'high card', 'one pair', ..., 'straight flush'.
+    """
+def hand_class_counts(num_cards: typing.SupportsInt | typing.SupportsIndex) -> dict[str, int]:
+    """
+    How many of all C(52, num_cards) hands (num_cards = 5, 6 or 7) fall in each class, weakest class first.
+    """
+def hand_class_first_ranks() -> list[int]:
+    """
+    The first strength of each class, weakest first, then 7463: class c holds strengths first[c] .. first[c + 1] - 1.
+    """
+def hand_classes() -> list[str]:
+    """
+    The nine hand classes, weakest first.
+    """
+def hand_rank(cards: str | collections.abc.Sequence[typing.SupportsIndex | str]) -> int:
+    """
+    Strength of the best five of 5, 6 or 7 cards (a str such as 'AsKsQsJsTs' or a sequence of card numbers or names): 1 (7-5-4-3-2 offsuit) .. 7462 (royal flush); larger wins, equal splits.
+    """
+def hand_rank_class(rank: typing.SupportsInt | typing.SupportsIndex) -> str:
+    """
+    The class of a strength in 1..7462.
+    """
+def hand_rank_counts(num_cards: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.int64]:
+    """
+    How many of all C(52, num_cards) hands (num_cards = 5, 6 or 7) have each strength: an int64 array of length 7463, index 0 unused. Enumerates every hand in C++ without the GIL.
+    """
+def hand_ranks(hands: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.int32]:
+    """
+    Strengths (int32) of n hands given as an integer array of shape (n, k), k = 5, 6 or 7, of card numbers. One thread, without the GIL; ValueError names the first hand with a card outside 0..51 or a repeated card.
     """
 def list_games() -> list:
     """
@@ -968,6 +1004,10 @@ def mnk_symmetries(m: typing.SupportsInt | typing.SupportsIndex, n: typing.Suppo
     """
 def net_values(net: ValueNet, game: Game, histories: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]], queried_player: typing.SupportsInt | typing.SupportsIndex, beliefs0: numpy.typing.ArrayLike, beliefs1: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.float64]:
     ...
+def parse_cards(text: str) -> list[int]:
+    """
+    Card numbers of names run together or separated by spaces or commas: 'AsKd' -> [51, 44]. ValueError for a malformed or repeated card.
+    """
 def policy_net_policies(net: PolicyNet, game: Game, histories: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]], beliefs0: numpy.typing.ArrayLike, beliefs1: numpy.typing.ArrayLike) -> numpy.typing.NDArray[numpy.float64]:
     """
     float64 [n, num_hands, num_actions]: the net's policy of the player acting at histories[i], with beliefs

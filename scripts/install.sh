@@ -35,6 +35,7 @@ PACKAGES=(
   numpy omegaconf tqdm
   "pybind11>=2.12" setuptools wheel   # building the extension
   pytest hypothesis scipy             # the test suite (scipy: the exact LPs of the Theorem 1 check)
+  eval7                               # the hand-rank tests' reference evaluator (tests/games/test_hand_rank.py)
   "ruff==0.17.6" "mypy==2.4.1"        # the lint and type checks (pinned: new releases add checks)
   "pybind11-stubgen==3.0.0"           # regenerates rebel/_core.pyi (scripts/gen_core_stub.py)
   tensorboard                         # training scalars (rebel train)

@@ -244,7 +244,7 @@ def test_warm_start_experiment_evaluates_a_policy_training_run(policy_runs, tmp_
 
 def _check_bad_policy_inputs(run: Path, base: list[str]) -> None:
     cases = [
-        (["--policy-net", str(run / "weights.bin"), "--warm-start", "15"], "look like a value net"),
+        (["--policy-net", str(run / "weights.bin"), "--warm-start", "15"], "is a value net, not a policy net"),
         (["--warm-start", "15"], "needs a policy net"),
         (["--policy-net", str(run / "policy.bin")], "search.warm_start is 0"),
         (["--policy-net", str(run / "policy.bin"), "--warm-start", "15", "--solver", "cfr-avg"], "no warm start"),

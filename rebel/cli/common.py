@@ -4,6 +4,7 @@ are checked before any computation and never lose a computed result."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import math
@@ -219,8 +220,9 @@ def adopt_net_game(section: Any, meta: Optional[Mapping[str, Any]], game_given: 
         return
     game = dict(meta["game"])
     section.name = game.pop("name")
-    for key in ("num_dice", "num_faces", "m", "n", "k", "stack", "ante", "fold_without_bet"):
-        setattr(section, key, None)
+    for field in dataclasses.fields(section):  # every parameter back to "the game's default"
+        if field.name != "name":
+            setattr(section, field.name, None)
     for key, value in game.items():
         if not hasattr(section, key):
             raise UsageError(f"the net's game {game_label(meta['game'])} has a parameter {key!r} this version "

@@ -8,7 +8,7 @@ import numpy
 import numpy.typing
 import os
 import typing
-__all__: list[str] = ['CHANCE_PLAYER', 'ConvPolicyValueNet', 'DEFAULT_OFF_PATH', 'Game', 'MccfrSolver', 'MctsBatch', 'MlpPolicyNet', 'MlpValueNet', 'MnkBoard', 'MnkSolver', 'NodeKind', 'OFF_PATH_MODES', 'OracleNet', 'Pbs', 'PerfectInfoSearch', 'PerturbedNet', 'PolicyNet', 'PublicTree', 'PythonValueNet', 'SelfPlayGenerator', 'SelfPlayStep', 'SubgameSolver', 'TabularPolicyNet', 'TestTimeSearch', 'ValueNet', 'ZeroNet', 'bayes_update', 'best_response', 'bf16_round', 'build_tree', 'card_name', 'evaluate_matrix_strategies', 'evaluate_mixture_sum', 'expected_value', 'exploitability', 'hand_class', 'hand_class_counts', 'hand_class_first_ranks', 'hand_classes', 'hand_rank', 'hand_rank_class', 'hand_rank_counts', 'hand_ranks', 'list_games', 'list_matrix_games', 'make_game', 'matrix_game', 'mlp_bf16_preferred', 'mlp_int16_preferred', 'mlp_supported_bf16_isas', 'mlp_supported_int16_isas', 'mlp_supported_isas', 'mnk_rollout_search', 'mnk_symmetries', 'net_values', 'parse_cards', 'policy_net_policies', 'policy_net_start', 'sample_chunk_size', 'sample_seed', 'solve_matrix_game', 'subgame_exploitability', 'uniform_policy', 'validate_policy']
+__all__: list[str] = ['CHANCE_PLAYER', 'ConvPolicyValueNet', 'DEFAULT_OFF_PATH', 'Game', 'HoldemEndgame', 'HoldemSolver', 'MccfrSolver', 'MctsBatch', 'MlpPolicyNet', 'MlpValueNet', 'MnkBoard', 'MnkSolver', 'NodeKind', 'OFF_PATH_MODES', 'OracleNet', 'Pbs', 'PerfectInfoSearch', 'PerturbedNet', 'PolicyNet', 'PublicTree', 'PythonValueNet', 'SelfPlayGenerator', 'SelfPlayStep', 'SubgameSolver', 'TabularPolicyNet', 'TestTimeSearch', 'ValueNet', 'ZeroNet', 'bayes_update', 'best_response', 'bf16_round', 'build_tree', 'card_name', 'evaluate_matrix_strategies', 'evaluate_mixture_sum', 'expected_value', 'exploitability', 'hand_class', 'hand_class_counts', 'hand_class_first_ranks', 'hand_classes', 'hand_rank', 'hand_rank_class', 'hand_rank_counts', 'hand_ranks', 'list_games', 'list_matrix_games', 'make_game', 'matrix_game', 'mlp_bf16_preferred', 'mlp_int16_preferred', 'mlp_supported_bf16_isas', 'mlp_supported_int16_isas', 'mlp_supported_isas', 'mnk_rollout_search', 'mnk_symmetries', 'net_values', 'parse_cards', 'policy_net_policies', 'policy_net_start', 'sample_chunk_size', 'sample_seed', 'solve_matrix_game', 'subgame_exploitability', 'uniform_policy', 'validate_policy']
 class Game:
     """
     A two-player zero-sum game with private hands and public actions.
@@ -868,6 +868,80 @@ class MctsBatch:
         ...
     @property
     def num_games(self) -> int:
+        ...
+class HoldemEndgame:
+    """
+    A hold'em endgame spot expanded over its dealt cards (csrc/games/holdem_endgame.h). Build it with rebel.games.holdem_endgame.build_endgame(spot); the constructor takes the betting tree's arrays.
+    """
+    def __init__(self, board: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], deck: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], hands0: typing.Any, weights0: typing.Any, hands1: typing.Any, weights1: typing.Any, kind: typing.Any, player: typing.Any, street: typing.Any, child_start: typing.Any, children: typing.Any, invested: typing.Any, labels: collections.abc.Sequence[str]) -> None:
+        ...
+    def hands(self, player: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.int32]:
+        """
+        The player's hands, (H, 2) int32 card numbers, in the order of its value vectors.
+        """
+    def node(self, node: typing.SupportsInt | typing.SupportsIndex) -> dict:
+        """
+        One node of the expanded tree: kind, player, betting-tree node and label, children, board, chips in.
+        """
+    def num_hands(self, player: typing.SupportsInt | typing.SupportsIndex) -> int:
+        ...
+    def size(self) -> dict:
+        """
+        The expanded tree's size and the bytes the solver's float32 regrets and strategies will take.
+        """
+    def terminal_values(self, node: typing.SupportsInt | typing.SupportsIndex, player: typing.SupportsInt | typing.SupportsIndex, opp_reach: numpy.typing.ArrayLike, dense: bool = False) -> numpy.typing.NDArray[numpy.float64]:
+        """
+        The player's values at a terminal node against the opponent's reach (float64, one per opponent hand): linear time, or the dense pairwise sum (the test oracle) with dense=True.
+        """
+    def weights(self, player: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float64]:
+        ...
+    @property
+    def num_nodes(self) -> int:
+        ...
+    @property
+    def pair_mass(self) -> float:
+        """
+        Sum over pairs of hands that share no card of w0 * w1: values / pair_mass are chips.
+        """
+class HoldemSolver:
+    """
+    A full-game solver on a HoldemEndgame (csrc/solvers/holdem_cfr.h): cfr, cfr+, lcfr, dcfr or dcfr-pfs, float32 storage, threads over the first street's dealt cards.
+    """
+    def __init__(self, game: HoldemEndgame, algorithm: str = 'dcfr', threads: typing.SupportsInt | typing.SupportsIndex = 1) -> None:
+        ...
+    def average_strategy(self, node: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float32]:
+        """
+        The average strategy at a decision node: (actions, hands of its actor) float32.
+        """
+    def average_values(self) -> typing.Annotated[list[float], "FixedSize(2)"]:
+        """
+        Each player's expected chips when both play their average strategies.
+        """
+    def best_response_values(self) -> typing.Annotated[list[float], "FixedSize(2)"]:
+        ...
+    def current_strategy(self, node: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float32]:
+        """
+        The regret-matched strategy of the next iteration at a decision node.
+        """
+    def exploitability(self) -> float:
+        """
+        (best-response value of OOP + that of IP) / 2 against the average strategies, in chips (exact).
+        """
+    def iterate(self, iterations: typing.SupportsInt | typing.SupportsIndex) -> None:
+        """
+        Runs that many iterations without the GIL (Ctrl-C stops between iterations).
+        """
+    @property
+    def algorithm(self) -> str:
+        ...
+    @property
+    def iterations(self) -> int:
+        ...
+    @property
+    def storage_bytes(self) -> int:
+        ...
+    @property
+    def threads(self) -> int:
         ...
 def _bf16_linear(x: numpy.typing.ArrayLike, weight: numpy.typing.ArrayLike, bias: numpy.typing.ArrayLike, isa: str = 'auto') -> numpy.typing.NDArray[numpy.float32]:
     """

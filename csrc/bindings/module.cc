@@ -12,6 +12,7 @@ void bind_search(py::module_& m);
 void bind_selfplay(py::module_& m);
 void bind_mnk(py::module_& m);
 void bind_holdem(py::module_& m);
+void bind_holdem_endgame(py::module_& m);
 }  // namespace rebel_bindings
 
 PYBIND11_MODULE(_core, m) {
@@ -24,4 +25,5 @@ PYBIND11_MODULE(_core, m) {
   rebel_bindings::bind_selfplay(m);
   rebel_bindings::bind_mnk(m);
   rebel_bindings::bind_holdem(m);
+  rebel_bindings::bind_holdem_endgame(m);
 }

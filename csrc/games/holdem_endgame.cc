@@ -1,0 +1,373 @@
+#include "games/holdem_endgame.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <utility>
+
+#include "games/hand_rank.h"
+#include "games/holdem_cards.h"
+
+namespace rebel {
+namespace holdem {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& what) { throw std::invalid_argument(what); }
+
+uint64_t bit(int card) { return uint64_t{1} << card; }
+
+std::string node_name(int node) { return "betting-tree node " + std::to_string(node); }
+
+void check_tree(const BettingTree& t) {
+  const int n = t.num_nodes();
+  if (n == 0) fail("the betting tree has no nodes");
+  const size_t un = static_cast<size_t>(n);
+  if (t.player.size() != un || t.street.size() != un || t.child_start.size() != un + 1 || t.invested.size() != 2 * un) {
+    fail("the betting tree's arrays disagree in length (kind " + std::to_string(n) + ", player " +
+         std::to_string(t.player.size()) + ", street " + std::to_string(t.street.size()) + ", child_start " +
+         std::to_string(t.child_start.size()) + ", invested " + std::to_string(t.invested.size()) + ")");
+  }
+  if (!t.labels.empty() && t.labels.size() != un) fail("the betting tree has " + std::to_string(t.labels.size()) + " labels for " + std::to_string(n) + " nodes");
+  if (t.child_start[0] != 0 || t.child_start[un] != static_cast<int32_t>(t.children.size())) {
+    fail("the betting tree's child_start must run from 0 to the number of children");
+  }
+  std::vector<int> parents(un, 0);
+  for (int i = 0; i < n; ++i) {
+    const int k = t.child_start[i + 1] - t.child_start[i];
+    if (k < 0) fail("the betting tree's child_start decreases at " + node_name(i));
+    const int kind = t.kind[i];
+    if (kind == BettingTree::kDecision) {
+      if (k < 1) fail(node_name(i) + " is a decision without actions");
+      if (t.player[i] != 0 && t.player[i] != 1) fail(node_name(i) + " is a decision of player " + std::to_string(t.player[i]) + " (0 or 1)");
+    } else if (kind == BettingTree::kChance) {
+      if (k != 1) fail(node_name(i) + " is a chance node with " + std::to_string(k) + " children (one: the next street)");
+    } else if (kind == BettingTree::kFold || kind == BettingTree::kShowdown) {
+      if (k != 0) fail(node_name(i) + " is terminal but has children");
+      if (kind == BettingTree::kFold && t.player[i] != 0 && t.player[i] != 1) fail(node_name(i) + " is a fold of player " + std::to_string(t.player[i]));
+      if (kind == BettingTree::kShowdown && std::fabs(t.invested[2 * i] - t.invested[2 * i + 1]) > 1e-9) {
+        fail(node_name(i) + " is a showdown with unequal chips in the pot");
+      }
+    } else {
+      fail(node_name(i) + " has kind " + std::to_string(kind) + " (0 decision, 1 chance, 2 fold, 3 showdown)");
+    }
+    for (int p = 0; p < 2; ++p) {
+      const double v = t.invested[2 * i + p];
+      if (!std::isfinite(v) || v < 0) fail(node_name(i) + ": player " + std::to_string(p) + " has " + std::to_string(v) + " chips in the pot");
+    }
+    for (int c = t.child_start[i]; c < t.child_start[i + 1]; ++c) {
+      const int child = t.children[c];
+      if (child <= i || child >= n) fail(node_name(i) + " has child " + std::to_string(child) + " (children come after their parent, in preorder)");
+      ++parents[child];
+    }
+  }
+  for (int i = 1; i < n; ++i) {
+    if (parents[i] != 1) fail(node_name(i) + " has " + std::to_string(parents[i]) + " parents (a tree has one)");
+  }
+}
+
+}  // namespace
+
+HoldemEndgame::HoldemEndgame(EndgameSpec spec) : spec_(std::move(spec)) {
+  // The deck and the board.
+  if (spec_.deck.empty()) fail("the deck is empty");
+  check_cards(spec_.deck.data(), static_cast<int>(spec_.deck.size()));
+  for (int c : spec_.deck) deck_mask_ |= bit(c);
+  const int board_size = static_cast<int>(spec_.board.size());
+  if (board_size < 3 || board_size > 5) fail("the board has " + std::to_string(board_size) + " cards (3 on the flop, 4 on the turn, 5 on the river)");
+  check_cards(spec_.board.data(), board_size);
+  for (int c : spec_.board) {
+    if (!(deck_mask_ & bit(c))) fail("board card " + card_name(c) + " is not in the deck");
+    board_mask_ |= bit(c);
+  }
+  check_tree(spec_.tree);
+
+  // The hands.
+  for (int p = 0; p < 2; ++p) {
+    const auto& hands = spec_.hands[p];
+    const auto& w = spec_.weights[p];
+    const std::string who = p == 0 ? "OOP" : "IP";
+    if (hands.empty()) fail("the " + who + " range is empty");
+    if (w.size() != hands.size()) fail("the " + who + " range has " + std::to_string(hands.size()) + " hands and " + std::to_string(w.size()) + " weights");
+    std::vector<int> seen(52 * 52, 0);
+    hand_mask_[p].resize(hands.size());
+    for (size_t h = 0; h < hands.size(); ++h) {
+      const int cards[2] = {hands[h].c1, hands[h].c2};
+      check_cards(cards, 2);
+      for (int c : cards) {
+        if (!(deck_mask_ & bit(c))) fail("the " + who + " hand " + cards_name({cards[0], cards[1]}) + " holds " + card_name(c) + ", not in the deck");
+        if (board_mask_ & bit(c)) fail("the " + who + " hand " + cards_name({cards[0], cards[1]}) + " holds board card " + card_name(c));
+      }
+      const int lo = std::min(cards[0], cards[1]), hi = std::max(cards[0], cards[1]);
+      if (seen[lo * 52 + hi]++) fail("the " + who + " range lists " + cards_name({cards[0], cards[1]}) + " twice");
+      if (!(w[h] > 0) || !std::isfinite(w[h])) fail("the " + who + " hand " + cards_name({cards[0], cards[1]}) + " has weight " + std::to_string(w[h]) + " (weights are positive)");
+      hand_mask_[p][h] = bit(cards[0]) | bit(cards[1]);
+      hands_with_card_[p][cards[0]].push_back(static_cast<int32_t>(h));
+      hands_with_card_[p][cards[1]].push_back(static_cast<int32_t>(h));
+    }
+  }
+  for (int p = 0; p < 2; ++p) {
+    std::vector<int32_t> index(52 * 52, -1);
+    for (size_t h = 0; h < spec_.hands[1 - p].size(); ++h) {
+      const auto& c = spec_.hands[1 - p][h];
+      index[std::min(c.c1, c.c2) * 52 + std::max(c.c1, c.c2)] = static_cast<int32_t>(h);
+    }
+    same_hand_[p].resize(spec_.hands[p].size());
+    for (size_t h = 0; h < spec_.hands[p].size(); ++h) {
+      const auto& c = spec_.hands[p][h];
+      same_hand_[p][h] = index[std::min(c.c1, c.c2) * 52 + std::max(c.c1, c.c2)];
+    }
+  }
+  // Pairs sharing no card: all pairs, less those sharing a card (each counted once per shared
+  // card), plus the identical pairs (counted twice above).
+  double w0 = 0, w1 = 0, shared = 0, same = 0;
+  double per_card[2][52] = {};
+  for (int p = 0; p < 2; ++p) {
+    for (size_t h = 0; h < spec_.hands[p].size(); ++h) {
+      per_card[p][spec_.hands[p][h].c1] += spec_.weights[p][h];
+      per_card[p][spec_.hands[p][h].c2] += spec_.weights[p][h];
+      (p == 0 ? w0 : w1) += spec_.weights[p][h];
+    }
+  }
+  for (int c = 0; c < 52; ++c) shared += per_card[0][c] * per_card[1][c];
+  for (size_t h = 0; h < spec_.hands[0].size(); ++h) {
+    if (same_hand_[0][h] >= 0) same += spec_.weights[0][h] * spec_.weights[1][same_hand_[0][h]];
+  }
+  pair_mass_ = w0 * w1 - shared + same;
+  if (!(pair_mass_ > 0)) fail("the two ranges share no pair of hands without a common card");
+
+  // Expand the betting tree over the dealt cards.
+  nodes_.resize(1);
+  const int root_street = board_size - 3;
+  if (spec_.tree.street[0] != root_street) {
+    fail("the betting tree starts on street " + std::to_string(spec_.tree.street[0]) + " but a board of " +
+         std::to_string(board_size) + " cards is street " + std::to_string(root_street));
+  }
+  build(0, 0, board_mask_, -1, -1);
+  for (const auto& rt : river_tables_) {
+    for (const auto& t : rt) size_.tree_bytes += static_cast<int64_t>(t.hand.size() * (2 * sizeof(int32_t) + 2));
+  }
+  size_.tree_bytes += static_cast<int64_t>(nodes_.size() * sizeof(EndgameNode));
+  size_.river_boards = static_cast<int64_t>(river_tables_.size());
+}
+
+int HoldemEndgame::valid_hands(int player, int8_t dealt0, int8_t dealt1) const {
+  int n = num_hands(player);
+  if (dealt0 >= 0) n -= static_cast<int>(hands_with_card_[player][dealt0].size());
+  if (dealt1 >= 0) {
+    n -= static_cast<int>(hands_with_card_[player][dealt1].size());
+    for (int32_t h : hands_with_card_[player][dealt1]) n += (hand_mask_[player][h] & bit(dealt0)) ? 1 : 0;
+  }
+  return n;
+}
+
+void HoldemEndgame::build(int slot, int action, uint64_t mask, int8_t dealt0, int8_t dealt1) {
+  const BettingTree& t = spec_.tree;
+  EndgameNode node{};
+  node.kind = t.kind[action];
+  node.player = t.player[action];
+  node.dealt[0] = dealt0;
+  node.dealt[1] = dealt1;
+  node.action = action;
+  node.river_board = -1;
+  node.storage = -1;
+  node.first_child = -1;
+  node.num_children = 0;
+  const int cards_on_board = static_cast<int>(spec_.board.size()) + (dealt0 >= 0) + (dealt1 >= 0);
+  if (node.kind == BettingTree::kDecision) {
+    const int k = t.num_children(action);
+    node.storage = size_.storage_values;
+    size_.storage_values += static_cast<int64_t>(k) * num_hands(node.player);
+    size_.infosets += valid_hands(node.player, dealt0, dealt1);
+    ++size_.decision_nodes;
+    node.num_children = k;
+    node.first_child = static_cast<int32_t>(nodes_.size());
+    nodes_[slot] = node;
+    nodes_.resize(nodes_.size() + k);
+    for (int i = 0; i < k; ++i) build(node.first_child + i, t.child(action, i), mask, dealt0, dealt1);
+  } else if (node.kind == BettingTree::kChance) {
+    if (cards_on_board >= 5) fail(node_name(action) + " deals a card after the river");
+    std::vector<int> cards;
+    for (int c : spec_.deck) {
+      if (!(mask & bit(c))) cards.push_back(c);
+    }
+    ++size_.chance_nodes;
+    node.num_children = static_cast<int>(cards.size());
+    node.first_child = static_cast<int32_t>(nodes_.size());
+    nodes_[slot] = node;
+    nodes_.resize(nodes_.size() + cards.size());
+    const int child = t.child(action, 0);
+    for (size_t i = 0; i < cards.size(); ++i) {
+      const int8_t c = static_cast<int8_t>(cards[i]);
+      build(node.first_child + static_cast<int>(i), child, mask | bit(c), dealt0 >= 0 ? dealt0 : c, dealt0 >= 0 ? c : int8_t{-1});
+    }
+  } else {
+    ++size_.terminal_nodes;
+    if (node.kind == BettingTree::kShowdown) {
+      if (cards_on_board != 5) fail(node_name(action) + " is a showdown before the river (a run-out needs a chance node per street)");
+      node.river_board = river_index(mask);
+    }
+    nodes_[slot] = node;
+  }
+}
+
+int HoldemEndgame::river_index(uint64_t mask) {
+  const auto found = river_of_mask_.find(mask);
+  if (found != river_of_mask_.end()) return found->second;
+  int board[5], n = 0;
+  for (int c = 0; c < 52; ++c) {
+    if (mask & bit(c)) board[n++] = c;
+  }
+  std::array<RiverTable, 2> tables;
+  for (int p = 0; p < 2; ++p) {
+    std::vector<std::pair<int32_t, int32_t>> ranked;
+    for (size_t h = 0; h < spec_.hands[p].size(); ++h) {
+      if (hand_mask_[p][h] & mask) continue;
+      const int cards[7] = {board[0], board[1], board[2], board[3], board[4], spec_.hands[p][h].c1, spec_.hands[p][h].c2};
+      ranked.emplace_back(hand_rank(cards, 7), static_cast<int32_t>(h));
+    }
+    std::sort(ranked.begin(), ranked.end());
+    for (const auto& [s, h] : ranked) {
+      tables[p].strength.push_back(s);
+      tables[p].hand.push_back(h);
+      tables[p].c1.push_back(static_cast<uint8_t>(spec_.hands[p][h].c1));
+      tables[p].c2.push_back(static_cast<uint8_t>(spec_.hands[p][h].c2));
+    }
+  }
+  const int index = static_cast<int>(river_tables_.size());
+  river_tables_.push_back(std::move(tables));
+  river_of_mask_.emplace(mask, index);
+  return index;
+}
+
+int HoldemEndgame::chance_divisor(int node) const {
+  const EndgameNode& n = nodes_[node];
+  const int on_board = static_cast<int>(spec_.board.size()) + (n.dealt[0] >= 0) + (n.dealt[1] >= 0);
+  return static_cast<int>(spec_.deck.size()) - on_board - 4;
+}
+
+std::vector<int> HoldemEndgame::board_at(int node) const {
+  std::vector<int> board = spec_.board;
+  for (int8_t c : nodes_[node].dealt) {
+    if (c >= 0) board.push_back(c);
+  }
+  return board;
+}
+
+template <class T>
+void HoldemEndgame::terminal_impl(int node, int player, const T* opp_reach, T* out, double* scratch) const {
+  const EndgameNode& n = nodes_[node];
+  const int opp = 1 - player;
+  const auto& own_hands = spec_.hands[player];
+  const auto& opp_hands = spec_.hands[opp];
+  const int own_count = num_hands(player), opp_count = num_hands(opp);
+  double card_sum[52] = {};
+  if (n.kind == BettingTree::kFold) {
+    // Every opponent hand sharing no card with ours: the total, less the hands holding either
+    // of our cards, plus our exact hand (subtracted once for each card).
+    const int folder = n.player;
+    const double amount = (folder == player ? -1.0 : 1.0) * invested(node, folder);
+    double total = 0;
+    for (int j = 0; j < opp_count; ++j) {
+      const double r = opp_reach[j];
+      total += r;
+      card_sum[opp_hands[j].c1] += r;
+      card_sum[opp_hands[j].c2] += r;
+    }
+    const auto& same = same_hand_[player];
+    for (int h = 0; h < own_count; ++h) {
+      const double v = total - card_sum[own_hands[h].c1] - card_sum[own_hands[h].c2] + (same[h] >= 0 ? static_cast<double>(opp_reach[same[h]]) : 0.0);
+      out[h] = static_cast<T>(amount * v);
+    }
+    for (int8_t c : n.dealt) {
+      if (c < 0) continue;
+      for (int32_t h : hands_with_card_[player][c]) out[h] = 0;
+    }
+    return;
+  }
+  // Showdown: sweep our hands from weakest to strongest, adding the opponent's strictly weaker
+  // hands (wins), then from strongest to weakest with its strictly stronger ones (losses).
+  // Hands of equal strength split the pot: neither. A hand sharing both our cards has our
+  // strength, so it never enters either sum and needs no correction.
+  const double amount = invested(node, player);
+  const RiverTable& own = river_tables_[n.river_board][player];
+  const RiverTable& other = river_tables_[n.river_board][opp];
+  const size_t own_n = own.hand.size(), opp_n = other.hand.size();
+  const int32_t* own_strength = own.strength.data();
+  const int32_t* opp_strength = other.strength.data();
+  const int32_t* opp_hand = other.hand.data();
+  const uint8_t* opp_c1 = other.c1.data();
+  const uint8_t* opp_c2 = other.c2.data();
+  std::fill(out, out + own_count, T(0));
+  double total = 0;
+  size_t j = 0;
+  for (size_t i = 0; i < own_n; ++i) {
+    const int32_t s = own_strength[i];
+    for (; j < opp_n && opp_strength[j] < s; ++j) {
+      const double r = opp_reach[opp_hand[j]];
+      total += r;
+      card_sum[opp_c1[j]] += r;
+      card_sum[opp_c2[j]] += r;
+    }
+    scratch[i] = total - card_sum[own.c1[i]] - card_sum[own.c2[i]];
+  }
+  std::fill(card_sum, card_sum + 52, 0.0);
+  total = 0;
+  j = opp_n;
+  for (size_t i = own_n; i-- > 0;) {
+    const int32_t s = own_strength[i];
+    for (; j > 0 && opp_strength[j - 1] > s; --j) {
+      const double r = opp_reach[opp_hand[j - 1]];
+      total += r;
+      card_sum[opp_c1[j - 1]] += r;
+      card_sum[opp_c2[j - 1]] += r;
+    }
+    const double lose = total - card_sum[own.c1[i]] - card_sum[own.c2[i]];
+    out[own.hand[i]] = static_cast<T>(amount * (scratch[i] - lose));
+  }
+}
+
+void HoldemEndgame::terminal_values(int node, int player, const float* opp_reach, float* out, double* scratch) const {
+  terminal_impl(node, player, opp_reach, out, scratch);
+}
+
+void HoldemEndgame::terminal_values(int node, int player, const double* opp_reach, double* out, double* scratch) const {
+  terminal_impl(node, player, opp_reach, out, scratch);
+}
+
+void HoldemEndgame::terminal_values_dense(int node, int player, const double* opp_reach, double* out) const {
+  const EndgameNode& n = nodes_[node];
+  if (n.kind != BettingTree::kFold && n.kind != BettingTree::kShowdown) fail("node " + std::to_string(node) + " is not terminal");
+  const int opp = 1 - player;
+  uint64_t mask = board_mask_;
+  for (int8_t c : n.dealt) {
+    if (c >= 0) mask |= bit(c);
+  }
+  std::vector<int> board = board_at(node);
+  auto strength = [&](int p, int h) {
+    int cards[7];
+    for (int i = 0; i < 5; ++i) cards[i] = board[i];
+    cards[5] = spec_.hands[p][h].c1;
+    cards[6] = spec_.hands[p][h].c2;
+    return hand_rank(cards, 7);
+  };
+  for (int h = 0; h < num_hands(player); ++h) {
+    out[h] = 0;
+    if (hand_mask_[player][h] & mask) continue;
+    const int own_strength = n.kind == BettingTree::kShowdown ? strength(player, h) : 0;
+    for (int o = 0; o < num_hands(opp); ++o) {
+      if ((hand_mask_[opp][o] & mask) || (hand_mask_[opp][o] & hand_mask_[player][h])) continue;
+      double payoff;
+      if (n.kind == BettingTree::kFold) {
+        payoff = (n.player == player ? -1.0 : 1.0) * invested(node, n.player);
+      } else {
+        const int other = strength(opp, o);
+        payoff = own_strength > other ? invested(node, player) : own_strength < other ? -invested(node, player) : 0.0;
+      }
+      out[h] += opp_reach[o] * payoff;
+    }
+  }
+}
+
+}  // namespace holdem
+}  // namespace rebel

@@ -1,0 +1,469 @@
+#include "solvers/holdem_cfr.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "util/simd.h"
+#include "util/spin_pool.h"
+
+namespace rebel {
+namespace holdem {
+
+namespace {
+
+// A stack of scratch vectors for one thread's recursion: allocations are released in the
+// reverse order by resetting to a mark. Its size is bounded from the betting tree up front, so
+// nothing is allocated while solving.
+template <class T>
+class Arena {
+ public:
+  void reserve(size_t n) { buffer_.assign(n, T(0)); }
+  size_t mark() const { return top_; }
+  void reset(size_t mark) { top_ = mark; }
+  T* alloc(size_t n) {
+    const size_t rounded = (n + 15) & ~size_t{15};
+    if (top_ + rounded > buffer_.size()) throw std::logic_error("holdem solver: scratch stack exhausted");
+    T* p = buffer_.data() + top_;
+    top_ += rounded;
+    return p;
+  }
+
+ private:
+  std::vector<T> buffer_;
+  size_t top_ = 0;
+};
+
+// The largest scratch a path from `action` down may hold at once, in values of
+// (hands + 16), the padding of one allocation.
+size_t scratch_bound(const BettingTree& t, int action) {
+  size_t below = 0;
+  for (int i = 0; i < t.num_children(action); ++i) below = std::max(below, scratch_bound(t, t.child(action, i)));
+  switch (t.kind[action]) {
+    case BettingTree::kDecision:
+      return below + 2 * static_cast<size_t>(t.num_children(action)) + 4;
+    case BettingTree::kChance:
+      return below + 52 + 3;
+    default:
+      return 0;
+  }
+}
+
+// The hot loops over one node's hands, one clone per instruction set (util/simd.h); every
+// branch is a select, so each loop vectorises.
+
+// sigma = max(regret, 0) / sum over actions, uniform where the sum is 0. sums: 2 x hands scratch.
+REBEL_SIMD_CLONES void regret_match(const float* regrets, int actions, int hands, float* sigma, float* sums) {
+  float* total = sums;
+  float* uniform = sums + hands;
+  std::fill(total, total + hands, 0.0f);
+  for (int a = 0; a < actions; ++a) {
+    const float* r = regrets + static_cast<size_t>(a) * hands;
+    for (int h = 0; h < hands; ++h) total[h] += r[h] > 0.0f ? r[h] : 0.0f;
+  }
+  const float u = 1.0f / static_cast<float>(actions);
+  for (int h = 0; h < hands; ++h) {
+    const bool any = total[h] > 0.0f;
+    uniform[h] = any ? 0.0f : u;
+    total[h] = any ? 1.0f / total[h] : 0.0f;
+  }
+  for (int a = 0; a < actions; ++a) {
+    const float* r = regrets + static_cast<size_t>(a) * hands;
+    float* s = sigma + static_cast<size_t>(a) * hands;
+    for (int h = 0; h < hands; ++h) s[h] = (r[h] > 0.0f ? r[h] : 0.0f) * total[h] + uniform[h];
+  }
+}
+
+// out = a * b, elementwise.
+REBEL_SIMD_CLONES void multiply(const float* a, const float* b, int n, float* out) {
+  for (int i = 0; i < n; ++i) out[i] = a[i] * b[i];
+}
+
+// out += a * b, elementwise.
+REBEL_SIMD_CLONES void multiply_add(const float* a, const float* b, int n, float* out) {
+  for (int i = 0; i < n; ++i) out[i] += a[i] * b[i];
+}
+
+REBEL_SIMD_CLONES void add(const float* a, int n, float* out) {
+  for (int i = 0; i < n; ++i) out[i] += a[i];
+}
+
+REBEL_SIMD_CLONES void scale_copy(const float* a, float scale, int n, float* out) {
+  for (int i = 0; i < n; ++i) out[i] = a[i] * scale;
+}
+
+// One action's row: regrets discounted by sign then plus (value - node value); the cumulative
+// strategy discounted then plus the actor's reach times its strategy.
+REBEL_SIMD_CLONES void update_row(float* regret, float* cumulative, const float* sigma, const float* value,
+                                  const float* node_value, const float* own_reach, int hands, float pos, float neg,
+                                  float strat, bool floor_at_zero) {
+  if (floor_at_zero) {
+    for (int h = 0; h < hands; ++h) {
+      const float x = regret[h] * (regret[h] > 0.0f ? pos : neg) + (value[h] - node_value[h]);
+      regret[h] = x > 0.0f ? x : 0.0f;
+    }
+  } else {
+    for (int h = 0; h < hands; ++h) regret[h] = regret[h] * (regret[h] > 0.0f ? pos : neg) + (value[h] - node_value[h]);
+  }
+  for (int h = 0; h < hands; ++h) cumulative[h] = cumulative[h] * strat + own_reach[h] * sigma[h];
+}
+
+template <class T>
+void normalise_average(const float* cumulative, int actions, int hands, T* sigma) {
+  for (int h = 0; h < hands; ++h) {
+    double total = 0;
+    for (int a = 0; a < actions; ++a) total += cumulative[static_cast<size_t>(a) * hands + h];
+    for (int a = 0; a < actions; ++a) {
+      const size_t i = static_cast<size_t>(a) * hands + h;
+      sigma[i] = total > 0 ? static_cast<T>(cumulative[i] / total) : static_cast<T>(1.0 / actions);
+    }
+  }
+}
+
+// The card a chance node's child deals: the later of its dealt cards.
+int dealt_card(const EndgameNode& child) { return child.dealt[1] >= 0 ? child.dealt[1] : child.dealt[0]; }
+
+}  // namespace
+
+HoldemAlgorithm parse_holdem_algorithm(const std::string& name) {
+  if (name == "cfr") return HoldemAlgorithm::kCfr;
+  if (name == "cfr+") return HoldemAlgorithm::kCfrPlus;
+  if (name == "lcfr") return HoldemAlgorithm::kLcfr;
+  if (name == "dcfr") return HoldemAlgorithm::kDcfr;
+  if (name == "dcfr-pfs") return HoldemAlgorithm::kDcfrPfs;
+  throw std::invalid_argument("unknown hold'em solver '" + name + "' (cfr, cfr+, lcfr, dcfr, dcfr-pfs)");
+}
+
+std::string holdem_algorithm_name(HoldemAlgorithm a) {
+  switch (a) {
+    case HoldemAlgorithm::kCfr: return "cfr";
+    case HoldemAlgorithm::kCfrPlus: return "cfr+";
+    case HoldemAlgorithm::kLcfr: return "lcfr";
+    case HoldemAlgorithm::kDcfr: return "dcfr";
+    case HoldemAlgorithm::kDcfrPfs: return "dcfr-pfs";
+  }
+  return "?";
+}
+
+struct HoldemSolver::Workspace {
+  Arena<float> f;
+  Arena<double> d;
+  std::vector<double> scratch;
+};
+
+HoldemSolver::HoldemSolver(std::shared_ptr<const HoldemEndgame> game, HoldemAlgorithm algorithm, int threads)
+    : game_(std::move(game)), algorithm_(algorithm), threads_(threads) {
+  if (!game_) throw std::invalid_argument("the hold'em solver needs a game");
+  if (threads < 1 || threads > 256) throw std::invalid_argument("threads must be in 1..256, got " + std::to_string(threads));
+  const size_t values = static_cast<size_t>(game_->size().storage_values);
+  regrets_.assign(values, 0.0f);
+  strategy_.assign(values, 0.0f);
+  const size_t hands = static_cast<size_t>(std::max(game_->num_hands(0), game_->num_hands(1))) + 16;
+  const size_t bound = (scratch_bound(game_->betting(), 0) + 4) * hands;
+  for (int t = 0; t < threads_; ++t) {
+    auto ws = std::make_unique<Workspace>();
+    ws->f.reserve(bound);
+    ws->d.reserve(bound);
+    ws->scratch.assign(hands, 0.0);
+    workspaces_.push_back(std::move(ws));
+  }
+}
+
+HoldemSolver::~HoldemSolver() = default;
+
+void HoldemSolver::set_discounts(int t) {
+  const double s = t - 1;
+  floor_regrets_ = false;
+  switch (algorithm_) {
+    case HoldemAlgorithm::kCfr:
+      pos_ = neg_ = strat_ = 1;
+      break;
+    case HoldemAlgorithm::kCfrPlus:
+      pos_ = neg_ = 1;
+      floor_regrets_ = true;
+      strat_ = static_cast<float>(s / t);
+      break;
+    case HoldemAlgorithm::kLcfr:
+      pos_ = neg_ = strat_ = static_cast<float>(s / t);
+      break;
+    case HoldemAlgorithm::kDcfr: {
+      const double p = s * std::sqrt(s);
+      pos_ = static_cast<float>(p / (p + 1));
+      neg_ = 0.5f;
+      strat_ = static_cast<float>((s / t) * (s / t));
+      break;
+    }
+    case HoldemAlgorithm::kDcfrPfs: {
+      const double ta = std::max(s - 1, 0.0);
+      const double p = ta * std::sqrt(ta);
+      const uint64_t si = static_cast<uint64_t>(s);
+      uint64_t power = 0;
+      if (si > 0) {
+        int top = 63 - __builtin_clzll(si);
+        power = uint64_t{1} << (top & ~1);
+      }
+      const double u = static_cast<double>(si - power);
+      pos_ = static_cast<float>(p / (p + 1));
+      neg_ = 0.5f;
+      strat_ = static_cast<float>(std::pow(u / (u + 1), 3));
+      break;
+    }
+  }
+}
+
+void HoldemSolver::iterate(int n, const std::atomic<bool>* cancel) {
+  if (n < 0) throw std::invalid_argument("the number of iterations must be >= 0, got " + std::to_string(n));
+  SpinPool pool(threads_);
+  pool_ = &pool;
+  struct Reset {
+    SpinPool*& p;
+    ~Reset() { p = nullptr; }
+  } reset{pool_};
+  const HoldemEndgame& g = *game_;
+  for (int i = 0; i < n; ++i) {
+    if (cancel && cancel->load()) return;
+    set_discounts(iterations_ + 1);
+    for (int player = 0; player < 2; ++player) {
+      Workspace& ws = *workspaces_[0];
+      const size_t mark = ws.f.mark();
+      const int opp = 1 - player;
+      float* opp_reach = ws.f.alloc(g.num_hands(opp));
+      float* own_reach = ws.f.alloc(g.num_hands(player));
+      float* out = ws.f.alloc(g.num_hands(player));
+      for (int h = 0; h < g.num_hands(opp); ++h) opp_reach[h] = static_cast<float>(g.weights(opp)[h]);
+      for (int h = 0; h < g.num_hands(player); ++h) own_reach[h] = static_cast<float>(g.weights(player)[h]);
+      cfr(0, player, opp_reach, own_reach, out, 0, true);
+      ws.f.reset(mark);
+    }
+    ++iterations_;
+  }
+}
+
+void HoldemSolver::cfr(int node_index, int player, const float* opp_reach, const float* own_reach, float* out, int thread,
+                       bool may_fork) {
+  const HoldemEndgame& g = *game_;
+  const EndgameNode& node = g.node(node_index);
+  Workspace& ws = *workspaces_[thread];
+  const int hands = g.num_hands(player);
+  const int opp = 1 - player;
+  const int opp_hands = g.num_hands(opp);
+  switch (node.kind) {
+    case BettingTree::kFold:
+    case BettingTree::kShowdown:
+      g.terminal_values(node_index, player, opp_reach, out, ws.scratch.data());
+      return;
+    case BettingTree::kChance: {
+      const float scale = 1.0f / static_cast<float>(g.chance_divisor(node_index));
+      const int k = node.num_children;
+      // One child: its reach with the dealt card's hands removed, its values into `dst`.
+      auto child = [&](int i, int t, float* dst, bool fork) {
+        Workspace& w = *workspaces_[t];
+        const size_t mark = w.f.mark();
+        const EndgameNode& c = g.node(node.first_child + i);
+        const int card = dealt_card(c);
+        float* child_opp = w.f.alloc(opp_hands);
+        float* child_own = w.f.alloc(hands);
+        scale_copy(opp_reach, scale, opp_hands, child_opp);
+        for (int32_t h : g.hands_with_card(opp, card)) child_opp[h] = 0;
+        std::copy(own_reach, own_reach + hands, child_own);
+        for (int32_t h : g.hands_with_card(player, card)) child_own[h] = 0;
+        cfr(node.first_child + i, player, child_opp, child_own, dst, t, fork);
+        w.f.reset(mark);
+      };
+      const size_t mark = ws.f.mark();
+      if (may_fork && pool_ && pool_->threads() > 1) {
+        float* values = ws.f.alloc(static_cast<size_t>(k) * (hands + 16));
+        const size_t stride = static_cast<size_t>(hands + 16);
+        pool_->run(static_cast<size_t>(k), [&](size_t i, int t) { child(static_cast<int>(i), t, values + i * stride, false); });
+        std::fill(out, out + hands, 0.0f);
+        for (int i = 0; i < k; ++i) add(values + i * stride, hands, out);
+      } else {
+        float* v = ws.f.alloc(hands);
+        std::fill(out, out + hands, 0.0f);
+        for (int i = 0; i < k; ++i) {
+          child(i, thread, v, may_fork);
+          add(v, hands, out);
+        }
+      }
+      ws.f.reset(mark);
+      return;
+    }
+    default:
+      break;
+  }
+  const int actions = node.num_children;
+  const size_t mark = ws.f.mark();
+  if (node.player == player) {
+    float* regrets = regrets_.data() + node.storage;
+    float* cumulative = strategy_.data() + node.storage;
+    float* sigma = ws.f.alloc(static_cast<size_t>(actions) * hands);
+    float* values = ws.f.alloc(static_cast<size_t>(actions) * hands);
+    float* child_own = ws.f.alloc(hands);
+    regret_match(regrets, actions, hands, sigma, ws.f.alloc(2 * static_cast<size_t>(hands)));
+    for (int a = 0; a < actions; ++a) {
+      multiply(own_reach, sigma + static_cast<size_t>(a) * hands, hands, child_own);
+      cfr(node.first_child + a, player, opp_reach, child_own, values + static_cast<size_t>(a) * hands, thread, may_fork);
+    }
+    std::fill(out, out + hands, 0.0f);
+    for (int a = 0; a < actions; ++a) {
+      multiply_add(sigma + static_cast<size_t>(a) * hands, values + static_cast<size_t>(a) * hands, hands, out);
+    }
+    for (int a = 0; a < actions; ++a) {
+      const size_t row = static_cast<size_t>(a) * hands;
+      update_row(regrets + row, cumulative + row, sigma + row, values + row, out, own_reach, hands, pos_, neg_, strat_,
+                 floor_regrets_);
+    }
+  } else {
+    const float* regrets = regrets_.data() + node.storage;
+    float* sigma = ws.f.alloc(static_cast<size_t>(actions) * opp_hands);
+    float* child_opp = ws.f.alloc(opp_hands);
+    float* v = ws.f.alloc(hands);
+    regret_match(regrets, actions, opp_hands, sigma, ws.f.alloc(2 * static_cast<size_t>(opp_hands)));
+    std::fill(out, out + hands, 0.0f);
+    for (int a = 0; a < actions; ++a) {
+      multiply(opp_reach, sigma + static_cast<size_t>(a) * opp_hands, opp_hands, child_opp);
+      cfr(node.first_child + a, player, child_opp, own_reach, v, thread, may_fork);
+      add(v, hands, out);
+    }
+  }
+  ws.f.reset(mark);
+}
+
+void HoldemSolver::evaluate(int node_index, int player, Mode mode, const double* opp_reach, double* out, int thread,
+                            bool may_fork) {
+  const HoldemEndgame& g = *game_;
+  const EndgameNode& node = g.node(node_index);
+  Workspace& ws = *workspaces_[thread];
+  const int hands = g.num_hands(player);
+  const int opp = 1 - player;
+  const int opp_hands = g.num_hands(opp);
+  switch (node.kind) {
+    case BettingTree::kFold:
+    case BettingTree::kShowdown:
+      g.terminal_values(node_index, player, opp_reach, out, ws.scratch.data());
+      return;
+    case BettingTree::kChance: {
+      const double scale = 1.0 / g.chance_divisor(node_index);
+      const int k = node.num_children;
+      auto child = [&](int i, int t, double* dst, bool fork) {
+        Workspace& w = *workspaces_[t];
+        const size_t mark = w.d.mark();
+        const int card = dealt_card(g.node(node.first_child + i));
+        double* child_opp = w.d.alloc(opp_hands);
+        for (int h = 0; h < opp_hands; ++h) child_opp[h] = opp_reach[h] * scale;
+        for (int32_t h : g.hands_with_card(opp, card)) child_opp[h] = 0;
+        evaluate(node.first_child + i, player, mode, child_opp, dst, t, fork);
+        w.d.reset(mark);
+      };
+      const size_t mark = ws.d.mark();
+      std::fill(out, out + hands, 0.0);
+      if (may_fork && pool_ && pool_->threads() > 1) {
+        const size_t stride = static_cast<size_t>(hands + 16);
+        double* values = ws.d.alloc(static_cast<size_t>(k) * stride);
+        pool_->run(static_cast<size_t>(k), [&](size_t i, int t) { child(static_cast<int>(i), t, values + i * stride, false); });
+        for (int i = 0; i < k; ++i) {
+          for (int h = 0; h < hands; ++h) out[h] += values[i * stride + h];
+        }
+      } else {
+        double* v = ws.d.alloc(hands);
+        for (int i = 0; i < k; ++i) {
+          child(i, thread, v, may_fork);
+          for (int h = 0; h < hands; ++h) out[h] += v[h];
+        }
+      }
+      ws.d.reset(mark);
+      return;
+    }
+    default:
+      break;
+  }
+  const int actions = node.num_children;
+  const size_t mark = ws.d.mark();
+  const float* cumulative = strategy_.data() + node.storage;
+  if (node.player == player) {
+    double* values = ws.d.alloc(static_cast<size_t>(actions) * hands);
+    for (int a = 0; a < actions; ++a) {
+      evaluate(node.first_child + a, player, mode, opp_reach, values + static_cast<size_t>(a) * hands, thread, may_fork);
+    }
+    if (mode == Mode::kBestResponse) {
+      std::copy(values, values + hands, out);
+      for (int a = 1; a < actions; ++a) {
+        const double* v = values + static_cast<size_t>(a) * hands;
+        for (int h = 0; h < hands; ++h) out[h] = std::max(out[h], v[h]);
+      }
+    } else {
+      double* sigma = ws.d.alloc(static_cast<size_t>(actions) * hands);
+      normalise_average(cumulative, actions, hands, sigma);
+      std::fill(out, out + hands, 0.0);
+      for (size_t i = 0; i < static_cast<size_t>(actions) * hands; ++i) out[i % hands] += sigma[i] * values[i];
+    }
+  } else {
+    double* sigma = ws.d.alloc(static_cast<size_t>(actions) * opp_hands);
+    double* child_opp = ws.d.alloc(opp_hands);
+    double* v = ws.d.alloc(hands);
+    normalise_average(cumulative, actions, opp_hands, sigma);
+    std::fill(out, out + hands, 0.0);
+    for (int a = 0; a < actions; ++a) {
+      const double* s = sigma + static_cast<size_t>(a) * opp_hands;
+      for (int h = 0; h < opp_hands; ++h) child_opp[h] = opp_reach[h] * s[h];
+      evaluate(node.first_child + a, player, mode, child_opp, v, thread, may_fork);
+      for (int h = 0; h < hands; ++h) out[h] += v[h];
+    }
+  }
+  ws.d.reset(mark);
+}
+
+std::array<double, 2> HoldemSolver::values(Mode mode) {
+  SpinPool pool(threads_);
+  pool_ = &pool;
+  struct Reset {
+    SpinPool*& p;
+    ~Reset() { p = nullptr; }
+  } reset{pool_};
+  const HoldemEndgame& g = *game_;
+  std::array<double, 2> result{};
+  for (int player = 0; player < 2; ++player) {
+    Workspace& ws = *workspaces_[0];
+    const size_t mark = ws.d.mark();
+    const int opp = 1 - player;
+    double* opp_reach = ws.d.alloc(g.num_hands(opp));
+    double* out = ws.d.alloc(g.num_hands(player));
+    std::copy(g.weights(opp).begin(), g.weights(opp).end(), opp_reach);
+    evaluate(0, player, mode, opp_reach, out, 0, true);
+    double total = 0;
+    for (int h = 0; h < g.num_hands(player); ++h) total += g.weights(player)[h] * out[h];
+    result[player] = total / g.pair_mass();
+    ws.d.reset(mark);
+  }
+  return result;
+}
+
+std::array<double, 2> HoldemSolver::best_response_values() { return values(Mode::kBestResponse); }
+std::array<double, 2> HoldemSolver::average_values() { return values(Mode::kAverage); }
+
+double HoldemSolver::exploitability() {
+  const auto br = best_response_values();
+  return (br[0] + br[1]) / 2;
+}
+
+std::vector<float> HoldemSolver::average_strategy(int node_index) const {
+  const EndgameNode& node = game_->node(node_index);
+  if (node.kind != BettingTree::kDecision) throw std::invalid_argument("node " + std::to_string(node_index) + " is not a decision");
+  const int hands = game_->num_hands(node.player);
+  std::vector<float> sigma(static_cast<size_t>(node.num_children) * hands);
+  normalise_average(strategy_.data() + node.storage, node.num_children, hands, sigma.data());
+  return sigma;
+}
+
+std::vector<float> HoldemSolver::current_strategy(int node_index) const {
+  const EndgameNode& node = game_->node(node_index);
+  if (node.kind != BettingTree::kDecision) throw std::invalid_argument("node " + std::to_string(node_index) + " is not a decision");
+  const int hands = game_->num_hands(node.player);
+  std::vector<float> sigma(static_cast<size_t>(node.num_children) * hands);
+  std::vector<float> sums(2 * static_cast<size_t>(hands));
+  regret_match(regrets_.data() + node.storage, node.num_children, hands, sigma.data(), sums.data());
+  return sigma;
+}
+
+}  // namespace holdem
+}  // namespace rebel

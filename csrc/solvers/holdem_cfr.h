@@ -1,0 +1,92 @@
+// Full-game solvers on hold'em endgames (games/holdem_endgame.h): CFR, CFR+, linear CFR,
+// discounted CFR (and DCFR with postflop-solver's schedule), with alternating updates,
+// vectorised over each player's hands, float32 storage, threads over the chance outcomes of
+// the first dealt street; exact best response, exploitability and expected values in double.
+//
+// Per decision node the solver keeps, for every action and every hand of the actor, the
+// cumulative regret and the cumulative strategy (the actor's reach-weighted strategy, so the
+// average is the true average strategy of the iterations, discounted as the algorithm says).
+//
+// Discounting, iteration t = 1, 2, ...: before iteration t's regrets are added, positive and
+// negative accumulated regrets are multiplied by `pos` and `neg`, and the accumulated strategy
+// by `strat`:
+//   cfr        1, 1, 1
+//   cfr+       1, and negative regrets floored at 0 after each update; strat (t-1)/t (the
+//              linear average)
+//   lcfr       (t-1)/t for all three (weights proportional to t)
+//   dcfr       (t-1)^1.5 / ((t-1)^1.5 + 1), 0.5, ((t-1)/t)^2 (Brown and Sandholm's alpha 1.5,
+//              beta 0, gamma 2)
+//   dcfr-pfs   postflop-solver's schedule: with s = t - 1, pos from max(s - 1, 0)^1.5 as above,
+//              neg 0.5, strat (u / (u + 1))^3 with u = s less the largest power of 4 at most s
+//              (the average restarts at iterations 1, 2, 5, 17, 65, 257, ...)
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "games/holdem_endgame.h"
+
+namespace rebel {
+
+class SpinPool;
+
+namespace holdem {
+
+enum class HoldemAlgorithm { kCfr, kCfrPlus, kLcfr, kDcfr, kDcfrPfs };
+
+// "cfr", "cfr+", "lcfr", "dcfr", "dcfr-pfs"; std::invalid_argument otherwise.
+HoldemAlgorithm parse_holdem_algorithm(const std::string& name);
+std::string holdem_algorithm_name(HoldemAlgorithm a);
+
+class HoldemSolver {
+ public:
+  HoldemSolver(std::shared_ptr<const HoldemEndgame> game, HoldemAlgorithm algorithm, int threads);
+  ~HoldemSolver();
+
+  const HoldemEndgame& game() const { return *game_; }
+  HoldemAlgorithm algorithm() const { return algorithm_; }
+  int threads() const { return threads_; }
+  int iterations() const { return iterations_; }
+  // Bytes of the regret and strategy storage.
+  int64_t storage_bytes() const { return static_cast<int64_t>((regrets_.size() + strategy_.size()) * sizeof(float)); }
+
+  // Runs n iterations (stops early, between iterations, when *cancel becomes true).
+  void iterate(int n, const std::atomic<bool>* cancel = nullptr);
+
+  // Each player's value (chips, expected over deals) when it best-responds to the other's
+  // average strategy, and when both play their average strategies.
+  std::array<double, 2> best_response_values();
+  std::array<double, 2> average_values();
+  // (best response value of player 0 + that of player 1) / 2, in chips.
+  double exploitability();
+
+  // The average (or current, regret-matched) strategy at a decision node: actions x hands of
+  // its actor, row-major; a hand's row is uniform before any weight reached it.
+  std::vector<float> average_strategy(int node) const;
+  std::vector<float> current_strategy(int node) const;
+
+ private:
+  struct Workspace;
+  enum class Mode { kBestResponse, kAverage };
+  void set_discounts(int t);
+  void cfr(int node, int player, const float* opp_reach, const float* own_reach, float* out, int thread, bool may_fork);
+  void evaluate(int node, int player, Mode mode, const double* opp_reach, double* out, int thread, bool may_fork);
+  std::array<double, 2> values(Mode mode);
+
+  std::shared_ptr<const HoldemEndgame> game_;
+  HoldemAlgorithm algorithm_;
+  int threads_;
+  int iterations_ = 0;
+  std::vector<float> regrets_, strategy_;
+  float pos_ = 1, neg_ = 1, strat_ = 1;
+  bool floor_regrets_ = false;
+  std::vector<std::unique_ptr<Workspace>> workspaces_;
+  SpinPool* pool_ = nullptr;  // during iterate() and values() only
+};
+
+}  // namespace holdem
+}  // namespace rebel

@@ -142,7 +142,7 @@ setup(
     packages=find_packages(include=["rebel", "rebel.*"]),
     # Package data: type information (the C++ core's stub included), the shipped configs
     # (rebel train NAME) and the shipped nets (rebel pretrained).
-    package_data={"rebel": ["py.typed", "_core.pyi", "configs/*.yaml"],
+    package_data={"rebel": ["py.typed", "_core.pyi", "configs/*.yaml", "configs/spots/*.yaml"],
                   "rebel.nets.pretrained": ["index.json", "*.bin"]},
     ext_modules=[ext, bench_ext],
     cmdclass={"build_ext": IncrementalBuildExt},

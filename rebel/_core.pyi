@@ -931,6 +931,18 @@ class HoldemSolver:
         """
         Runs that many iterations without the GIL (Ctrl-C stops between iterations).
         """
+    def lock(self, node: typing.SupportsInt | typing.SupportsIndex, strategy: typing.Any) -> None:
+        """
+        Node locking: the actor plays `strategy` ((actions, hands) float32, rows of each hand summing to 1) at this node from now on; best responses keep it, so exploitability measures the rest of the game.
+        """
+    def locked_nodes(self) -> list[int]:
+        ...
+    def node_report(self, node: typing.SupportsInt | typing.SupportsIndex) -> dict:
+        """
+        Per-hand results at a node with both average strategies: for 'oop' and 'ip', float64 arrays over the player's hands: reach (weight x own strategy on the path), values (counterfactual), ev (chips expected from the start of the spot given the hand and the node; NaN where unreached) and equity (showdown share against the opponent's hands there over every run-out; NaN where unreached).
+        """
+    def unlock(self, node: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
     @property
     def algorithm(self) -> str:
         ...

@@ -154,6 +154,7 @@ void bind_holdem_endgame(py::module_& m) {
              std::vector<int> children;
              for (int c = 0; c < n.num_children; ++c) children.push_back(n.first_child + c);
              d["children"] = children;
+             d["parent"] = n.parent;
              d["board"] = g.board_at(i);
              d["invested"] = std::vector<double>{g.invested(i, 0), g.invested(i, 1)};
              return d;
@@ -225,7 +226,40 @@ void bind_holdem_endgame(py::module_& m) {
              const auto& n = s.game().node(node);
              const auto sigma = s.current_strategy(node);
              return strategy_array(sigma, n.num_children, s.game().num_hands(n.player));
-           }, py::arg("node"), "The regret-matched strategy of the next iteration at a decision node.");
+           }, py::arg("node"), "The regret-matched strategy of the next iteration at a decision node.")
+      .def("lock", [](HoldemSolver& s, int node, const py::object& strategy) {
+             check_node(s.game(), node);
+             const auto& n = s.game().node(node);
+             if (n.kind != BettingTree::kDecision) throw py::value_error("node " + std::to_string(node) + " is not a decision: only decisions can be locked");
+             auto a = require_float32_array(strategy, {n.num_children, s.game().num_hands(n.player)}, "strategy");
+             s.lock(node, std::vector<float>(a.data(), a.data() + a.size()));
+           }, py::arg("node"), py::arg("strategy"),
+           "Node locking: the actor plays `strategy` ((actions, hands) float32, rows of each hand summing to 1) at "
+           "this node from now on; best responses keep it, so exploitability measures the rest of the game.")
+      .def("unlock", [](HoldemSolver& s, int node) { check_node(s.game(), node); s.unlock(node); }, py::arg("node"))
+      .def("locked_nodes", &HoldemSolver::locked_nodes)
+      .def("node_report", [](HoldemSolver& s, int node) {
+             check_node(s.game(), node);
+             HoldemSolver::NodeReport r;
+             {
+               py::gil_scoped_release release;
+               r = s.node_report(node);
+             }
+             py::dict d;
+             for (int p = 0; p < 2; ++p) {
+               py::dict one;
+               one["reach"] = to_array_1d(r.reach[p]);
+               one["values"] = to_array_1d(r.values[p]);
+               one["ev"] = to_array_1d(r.ev[p]);
+               one["equity"] = to_array_1d(r.equity[p]);
+               d[p == 0 ? "oop" : "ip"] = one;
+             }
+             return d;
+           }, py::arg("node"),
+           "Per-hand results at a node with both average strategies: for 'oop' and 'ip', float64 arrays over the "
+           "player's hands: reach (weight x own strategy on the path), values (counterfactual), ev (chips expected "
+           "from the start of the spot given the hand and the node; NaN where unreached) and equity (showdown share "
+           "against the opponent's hands there over every run-out; NaN where unreached).");
 }
 
 }  // namespace rebel_bindings

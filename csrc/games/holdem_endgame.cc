@@ -143,7 +143,7 @@ HoldemEndgame::HoldemEndgame(EndgameSpec spec) : spec_(std::move(spec)) {
     fail("the betting tree starts on street " + std::to_string(spec_.tree.street[0]) + " but a board of " +
          std::to_string(board_size) + " cards is street " + std::to_string(root_street));
   }
-  build(0, 0, board_mask_, -1, -1);
+  build(0, -1, 0, board_mask_, -1, -1);
   for (const auto& rt : river_tables_) {
     for (const auto& t : rt) size_.tree_bytes += static_cast<int64_t>(t.hand.size() * (2 * sizeof(int32_t) + 2));
   }
@@ -161,7 +161,7 @@ int HoldemEndgame::valid_hands(int player, int8_t dealt0, int8_t dealt1) const {
   return n;
 }
 
-void HoldemEndgame::build(int slot, int action, uint64_t mask, int8_t dealt0, int8_t dealt1) {
+void HoldemEndgame::build(int slot, int parent, int action, uint64_t mask, int8_t dealt0, int8_t dealt1) {
   const BettingTree& t = spec_.tree;
   EndgameNode node{};
   node.kind = t.kind[action];
@@ -173,6 +173,7 @@ void HoldemEndgame::build(int slot, int action, uint64_t mask, int8_t dealt0, in
   node.storage = -1;
   node.first_child = -1;
   node.num_children = 0;
+  node.parent = parent;
   const int cards_on_board = static_cast<int>(spec_.board.size()) + (dealt0 >= 0) + (dealt1 >= 0);
   if (node.kind == BettingTree::kDecision) {
     const int k = t.num_children(action);
@@ -184,7 +185,7 @@ void HoldemEndgame::build(int slot, int action, uint64_t mask, int8_t dealt0, in
     node.first_child = static_cast<int32_t>(nodes_.size());
     nodes_[slot] = node;
     nodes_.resize(nodes_.size() + k);
-    for (int i = 0; i < k; ++i) build(node.first_child + i, t.child(action, i), mask, dealt0, dealt1);
+    for (int i = 0; i < k; ++i) build(node.first_child + i, slot, t.child(action, i), mask, dealt0, dealt1);
   } else if (node.kind == BettingTree::kChance) {
     if (cards_on_board >= 5) fail(node_name(action) + " deals a card after the river");
     std::vector<int> cards;
@@ -199,7 +200,7 @@ void HoldemEndgame::build(int slot, int action, uint64_t mask, int8_t dealt0, in
     const int child = t.child(action, 0);
     for (size_t i = 0; i < cards.size(); ++i) {
       const int8_t c = static_cast<int8_t>(cards[i]);
-      build(node.first_child + static_cast<int>(i), child, mask | bit(c), dealt0 >= 0 ? dealt0 : c, dealt0 >= 0 ? c : int8_t{-1});
+      build(node.first_child + static_cast<int>(i), slot, child, mask | bit(c), dealt0 >= 0 ? dealt0 : c, dealt0 >= 0 ? c : int8_t{-1});
     }
   } else {
     ++size_.terminal_nodes;
@@ -367,6 +368,122 @@ void HoldemEndgame::terminal_values_dense(int node, int player, const double* op
       out[h] += opp_reach[o] * payoff;
     }
   }
+}
+
+std::vector<int> HoldemEndgame::path_to(int node) const {
+  std::vector<int> path;
+  for (int n = node; n >= 0; n = nodes_[n].parent) path.push_back(n);
+  return std::vector<int>(path.rbegin(), path.rend());
+}
+
+uint64_t HoldemEndgame::board_mask_at(int node) const {
+  uint64_t mask = board_mask_;
+  for (int8_t c : nodes_[node].dealt) {
+    if (c >= 0) mask |= bit(c);
+  }
+  return mask;
+}
+
+std::vector<double> HoldemEndgame::compatible_mass(int player, const double* opp_reach) const {
+  const int opp = 1 - player;
+  double total = 0, card_sum[52] = {};
+  for (int o = 0; o < num_hands(opp); ++o) {
+    total += opp_reach[o];
+    card_sum[spec_.hands[opp][o].c1] += opp_reach[o];
+    card_sum[spec_.hands[opp][o].c2] += opp_reach[o];
+  }
+  std::vector<double> mass(static_cast<size_t>(num_hands(player)));
+  for (int h = 0; h < num_hands(player); ++h) {
+    const int32_t same = same_hand_[player][h];
+    mass[h] = total - card_sum[spec_.hands[player][h].c1] - card_sum[spec_.hands[player][h].c2] + (same >= 0 ? opp_reach[same] : 0.0);
+  }
+  return mass;
+}
+
+std::vector<double> HoldemEndgame::equity(int node, int player, const double* opp_reach) const {
+  const int opp = 1 - player;
+  const uint64_t mask = board_mask_at(node);
+  std::vector<int> board = board_at(node);
+  std::vector<int> left;
+  for (int c : spec_.deck) {
+    if (!(mask & bit(c))) left.push_back(c);
+  }
+  // Every run-out: no card (river), one (turn) or two (flop).
+  std::vector<std::vector<int>> runouts;
+  const int missing = 5 - static_cast<int>(board.size());
+  if (missing == 0) runouts.push_back({});
+  for (size_t i = 0; missing >= 1 && i < left.size(); ++i) {
+    if (missing == 1) {
+      runouts.push_back({left[i]});
+      continue;
+    }
+    for (size_t j = i + 1; j < left.size(); ++j) runouts.push_back({left[i], left[j]});
+  }
+  const int own_count = num_hands(player), opp_count = num_hands(opp);
+  std::vector<double> share(static_cast<size_t>(own_count), 0.0);
+  std::vector<double> runout_mass(static_cast<size_t>(own_count), 0.0);
+  std::vector<std::pair<int32_t, int32_t>> own_ranked, opp_ranked;
+  std::vector<double> win(static_cast<size_t>(own_count));
+  for (const auto& runout : runouts) {
+    uint64_t full = mask;
+    int cards[7];
+    for (int i = 0; i < static_cast<int>(board.size()); ++i) cards[i] = board[i];
+    for (size_t i = 0; i < runout.size(); ++i) {
+      full |= bit(runout[i]);
+      cards[board.size() + i] = runout[i];
+    }
+    auto ranked = [&](int p, std::vector<std::pair<int32_t, int32_t>>& out) {
+      out.clear();
+      for (int h = 0; h < num_hands(p); ++h) {
+        if (hand_mask_[p][h] & full) continue;
+        cards[5] = spec_.hands[p][h].c1;
+        cards[6] = spec_.hands[p][h].c2;
+        out.emplace_back(hand_rank(cards, 7), h);
+      }
+      std::sort(out.begin(), out.end());
+    };
+    ranked(player, own_ranked);
+    ranked(opp, opp_ranked);
+    // Win and lose sums by the two sweeps of the showdown; ties are the rest of the compatible mass.
+    double total = 0, sums[52] = {};
+    double all = 0, all_sums[52] = {};
+    for (const auto& [s, o] : opp_ranked) {
+      all += opp_reach[o];
+      all_sums[spec_.hands[opp][o].c1] += opp_reach[o];
+      all_sums[spec_.hands[opp][o].c2] += opp_reach[o];
+    }
+    size_t j = 0;
+    for (const auto& [s, h] : own_ranked) {
+      for (; j < opp_ranked.size() && opp_ranked[j].first < s; ++j) {
+        const int32_t o = opp_ranked[j].second;
+        total += opp_reach[o];
+        sums[spec_.hands[opp][o].c1] += opp_reach[o];
+        sums[spec_.hands[opp][o].c2] += opp_reach[o];
+      }
+      win[h] = total - sums[spec_.hands[player][h].c1] - sums[spec_.hands[player][h].c2];
+    }
+    total = 0;
+    std::fill(sums, sums + 52, 0.0);
+    j = opp_ranked.size();
+    for (size_t i = own_ranked.size(); i-- > 0;) {
+      const auto [s, h] = own_ranked[i];
+      for (; j > 0 && opp_ranked[j - 1].first > s; --j) {
+        const int32_t o = opp_ranked[j - 1].second;
+        total += opp_reach[o];
+        sums[spec_.hands[opp][o].c1] += opp_reach[o];
+        sums[spec_.hands[opp][o].c2] += opp_reach[o];
+      }
+      const int c1 = spec_.hands[player][h].c1, c2 = spec_.hands[player][h].c2;
+      const double lose = total - sums[c1] - sums[c2];
+      const int32_t same = same_hand_[player][h];
+      const double compatible = all - all_sums[c1] - all_sums[c2] + (same >= 0 && !(hand_mask_[opp][same] & full) ? opp_reach[same] : 0.0);
+      share[h] += win[h] + 0.5 * (compatible - win[h] - lose);
+      runout_mass[h] += compatible;
+    }
+  }
+  (void)opp_count;
+  for (int h = 0; h < own_count; ++h) share[h] = runout_mass[h] > 0 ? share[h] / runout_mass[h] : std::nan("");
+  return share;
 }
 
 }  // namespace holdem

@@ -72,6 +72,7 @@ struct EndgameNode {
   int32_t first_child;  // children are contiguous: first_child .. first_child + num_children - 1
   int32_t num_children;
   int32_t river_board;  // showdown: index of its five-card board in the showdown tables; else -1
+  int32_t parent;       // -1 at the root
   int64_t storage;      // decision: offset (in values) of its num_children x hands(actor) block
 };
 
@@ -120,13 +121,25 @@ class HoldemEndgame {
   // The same by the dense pairwise sum over both players' hands (the test oracle).
   void terminal_values_dense(int node, int player, const double* opp_reach, double* out) const;
 
+  // The player's equity at a node against the opponent's reach there (zero on hands the node's
+  // board blocks): for each of its hands, the share of the pot it wins at showdown (ties half)
+  // averaged over the opponent's hands and every run-out of the cards still to come; NaN where
+  // no opponent hand with reach is compatible.
+  std::vector<double> equity(int node, int player, const double* opp_reach) const;
+  // For each of the player's hands, the opponent's reach on the hands compatible with it.
+  std::vector<double> compatible_mass(int player, const double* opp_reach) const;
+  // Nodes from the root to `node`, both included.
+  std::vector<int> path_to(int node) const;
+  // Bit mask of the cards on the board at a node.
+  uint64_t board_mask_at(int node) const;
+
  private:
   struct RiverTable {  // one player's unblocked hands on one river board, weakest first
     std::vector<int32_t> strength, hand;
     std::vector<uint8_t> c1, c2;  // the hands' cards, in the same order (no indirection in the sweeps)
   };
   // Fills nodes_[slot] with betting node `action` under the cards of `mask`, then its subtree.
-  void build(int slot, int action, uint64_t mask, int8_t dealt0, int8_t dealt1);
+  void build(int slot, int parent, int action, uint64_t mask, int8_t dealt0, int8_t dealt1);
   int river_index(uint64_t board_mask);
   int valid_hands(int player, int8_t dealt0, int8_t dealt1) const;
   template <class T>

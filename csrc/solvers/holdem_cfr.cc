@@ -158,6 +158,7 @@ HoldemSolver::HoldemSolver(std::shared_ptr<const HoldemEndgame> game, HoldemAlgo
   const size_t values = static_cast<size_t>(game_->size().storage_values);
   regrets_.assign(values, 0.0f);
   strategy_.assign(values, 0.0f);
+  lock_of_.assign(game_->nodes().size(), -1);
   const size_t hands = static_cast<size_t>(std::max(game_->num_hands(0), game_->num_hands(1))) + 16;
   const size_t bound = (scratch_bound(game_->betting(), 0) + 4) * hands;
   for (int t = 0; t < threads_; ++t) {
@@ -299,7 +300,12 @@ void HoldemSolver::cfr(int node_index, int player, const float* opp_reach, const
     float* sigma = ws.f.alloc(static_cast<size_t>(actions) * hands);
     float* values = ws.f.alloc(static_cast<size_t>(actions) * hands);
     float* child_own = ws.f.alloc(hands);
-    regret_match(regrets, actions, hands, sigma, ws.f.alloc(2 * static_cast<size_t>(hands)));
+    const int32_t lock = lock_of_[node_index];
+    if (lock >= 0) {
+      std::copy(locks_[lock].begin(), locks_[lock].end(), sigma);
+    } else {
+      regret_match(regrets, actions, hands, sigma, ws.f.alloc(2 * static_cast<size_t>(hands)));
+    }
     for (int a = 0; a < actions; ++a) {
       multiply(own_reach, sigma + static_cast<size_t>(a) * hands, hands, child_own);
       cfr(node.first_child + a, player, opp_reach, child_own, values + static_cast<size_t>(a) * hands, thread, may_fork);
@@ -308,7 +314,7 @@ void HoldemSolver::cfr(int node_index, int player, const float* opp_reach, const
     for (int a = 0; a < actions; ++a) {
       multiply_add(sigma + static_cast<size_t>(a) * hands, values + static_cast<size_t>(a) * hands, hands, out);
     }
-    for (int a = 0; a < actions; ++a) {
+    for (int a = 0; a < actions && lock < 0; ++a) {
       const size_t row = static_cast<size_t>(a) * hands;
       update_row(regrets + row, cumulative + row, sigma + row, values + row, out, own_reach, hands, pos_, neg_, strat_,
                  floor_regrets_);
@@ -318,7 +324,12 @@ void HoldemSolver::cfr(int node_index, int player, const float* opp_reach, const
     float* sigma = ws.f.alloc(static_cast<size_t>(actions) * opp_hands);
     float* child_opp = ws.f.alloc(opp_hands);
     float* v = ws.f.alloc(hands);
-    regret_match(regrets, actions, opp_hands, sigma, ws.f.alloc(2 * static_cast<size_t>(opp_hands)));
+    const int32_t lock = lock_of_[node_index];
+    if (lock >= 0) {
+      std::copy(locks_[lock].begin(), locks_[lock].end(), sigma);
+    } else {
+      regret_match(regrets, actions, opp_hands, sigma, ws.f.alloc(2 * static_cast<size_t>(opp_hands)));
+    }
     std::fill(out, out + hands, 0.0f);
     for (int a = 0; a < actions; ++a) {
       multiply(opp_reach, sigma + static_cast<size_t>(a) * opp_hands, opp_hands, child_opp);
@@ -379,13 +390,12 @@ void HoldemSolver::evaluate(int node_index, int player, Mode mode, const double*
   }
   const int actions = node.num_children;
   const size_t mark = ws.d.mark();
-  const float* cumulative = strategy_.data() + node.storage;
   if (node.player == player) {
     double* values = ws.d.alloc(static_cast<size_t>(actions) * hands);
     for (int a = 0; a < actions; ++a) {
       evaluate(node.first_child + a, player, mode, opp_reach, values + static_cast<size_t>(a) * hands, thread, may_fork);
     }
-    if (mode == Mode::kBestResponse) {
+    if (mode == Mode::kBestResponse && lock_of_[node_index] < 0) {
       std::copy(values, values + hands, out);
       for (int a = 1; a < actions; ++a) {
         const double* v = values + static_cast<size_t>(a) * hands;
@@ -393,7 +403,7 @@ void HoldemSolver::evaluate(int node_index, int player, Mode mode, const double*
       }
     } else {
       double* sigma = ws.d.alloc(static_cast<size_t>(actions) * hands);
-      normalise_average(cumulative, actions, hands, sigma);
+      average_into(node_index, sigma);
       std::fill(out, out + hands, 0.0);
       for (size_t i = 0; i < static_cast<size_t>(actions) * hands; ++i) out[i % hands] += sigma[i] * values[i];
     }
@@ -401,7 +411,7 @@ void HoldemSolver::evaluate(int node_index, int player, Mode mode, const double*
     double* sigma = ws.d.alloc(static_cast<size_t>(actions) * opp_hands);
     double* child_opp = ws.d.alloc(opp_hands);
     double* v = ws.d.alloc(hands);
-    normalise_average(cumulative, actions, opp_hands, sigma);
+    average_into(node_index, sigma);
     std::fill(out, out + hands, 0.0);
     for (int a = 0; a < actions; ++a) {
       const double* s = sigma + static_cast<size_t>(a) * opp_hands;
@@ -446,13 +456,126 @@ double HoldemSolver::exploitability() {
   return (br[0] + br[1]) / 2;
 }
 
+template <class T>
+void HoldemSolver::average_into(int node_index, T* sigma) const {
+  const EndgameNode& node = game_->node(node_index);
+  const int32_t lock = lock_of_[node_index];
+  if (lock >= 0) {
+    std::copy(locks_[lock].begin(), locks_[lock].end(), sigma);
+    return;
+  }
+  normalise_average(strategy_.data() + node.storage, node.num_children, game_->num_hands(node.player), sigma);
+}
+
 std::vector<float> HoldemSolver::average_strategy(int node_index) const {
   const EndgameNode& node = game_->node(node_index);
   if (node.kind != BettingTree::kDecision) throw std::invalid_argument("node " + std::to_string(node_index) + " is not a decision");
   const int hands = game_->num_hands(node.player);
   std::vector<float> sigma(static_cast<size_t>(node.num_children) * hands);
-  normalise_average(strategy_.data() + node.storage, node.num_children, hands, sigma.data());
+  average_into(node_index, sigma.data());
   return sigma;
+}
+
+void HoldemSolver::lock(int node_index, const std::vector<float>& strategy) {
+  if (node_index < 0 || node_index >= static_cast<int>(game_->nodes().size())) throw std::invalid_argument("node " + std::to_string(node_index) + " does not exist");
+  const EndgameNode& node = game_->node(node_index);
+  if (node.kind != BettingTree::kDecision) throw std::invalid_argument("node " + std::to_string(node_index) + " is not a decision: only decisions can be locked");
+  const int hands = game_->num_hands(node.player), actions = node.num_children;
+  if (strategy.size() != static_cast<size_t>(actions) * hands) {
+    throw std::invalid_argument("a strategy at node " + std::to_string(node_index) + " has " + std::to_string(actions) + " x " +
+                                std::to_string(hands) + " entries, got " + std::to_string(strategy.size()));
+  }
+  for (int h = 0; h < hands; ++h) {
+    double total = 0;
+    for (int a = 0; a < actions; ++a) {
+      const float p = strategy[static_cast<size_t>(a) * hands + h];
+      if (!(p >= 0) || !std::isfinite(p)) throw std::invalid_argument("hand " + std::to_string(h) + "'s locked strategy has probability " + std::to_string(p));
+      total += p;
+    }
+    if (std::fabs(total - 1) > 1e-4) throw std::invalid_argument("hand " + std::to_string(h) + "'s locked strategy sums to " + std::to_string(total) + ", not 1");
+  }
+  if (lock_of_[node_index] >= 0) {
+    locks_[lock_of_[node_index]] = strategy;
+  } else {
+    lock_of_[node_index] = static_cast<int32_t>(locks_.size());
+    locks_.push_back(strategy);
+  }
+}
+
+void HoldemSolver::unlock(int node_index) {
+  if (node_index < 0 || node_index >= static_cast<int>(game_->nodes().size())) throw std::invalid_argument("node " + std::to_string(node_index) + " does not exist");
+  lock_of_[node_index] = -1;  // its strategy stays in locks_ (a few vectors at most), unreferenced
+}
+
+std::vector<int> HoldemSolver::locked_nodes() const {
+  std::vector<int> nodes;
+  for (size_t i = 0; i < lock_of_.size(); ++i) {
+    if (lock_of_[i] >= 0) nodes.push_back(static_cast<int>(i));
+  }
+  return nodes;
+}
+
+HoldemSolver::NodeReport HoldemSolver::node_report(int node_index) {
+  const HoldemEndgame& g = *game_;
+  if (node_index < 0 || node_index >= static_cast<int>(g.nodes().size())) throw std::invalid_argument("node " + std::to_string(node_index) + " does not exist");
+  NodeReport report;
+  // Reaches down the path: own strategies (and, for the values, the chance probabilities).
+  std::array<std::vector<double>, 2> reach, chance_reach;
+  for (int p = 0; p < 2; ++p) {
+    reach[p] = g.weights(p);
+    chance_reach[p] = g.weights(p);
+  }
+  const std::vector<int> path = g.path_to(node_index);
+  for (size_t i = 0; i + 1 < path.size(); ++i) {
+    const EndgameNode& n = g.node(path[i]);
+    const int next = path[i + 1] - n.first_child;
+    if (n.kind == BettingTree::kChance) {
+      const double scale = 1.0 / g.chance_divisor(path[i]);
+      const int card = dealt_card(g.node(path[i + 1]));
+      for (int p = 0; p < 2; ++p) {
+        for (double& r : chance_reach[p]) r *= scale;
+        for (int32_t h : g.hands_with_card(p, card)) reach[p][h] = chance_reach[p][h] = 0;
+      }
+    } else if (n.kind == BettingTree::kDecision) {
+      const int p = n.player, hands = g.num_hands(p);
+      std::vector<double> sigma(static_cast<size_t>(n.num_children) * hands);
+      average_into(path[i], sigma.data());
+      for (int h = 0; h < hands; ++h) {
+        reach[p][h] *= sigma[static_cast<size_t>(next) * hands + h];
+        chance_reach[p][h] *= sigma[static_cast<size_t>(next) * hands + h];
+      }
+    }
+  }
+  SpinPool pool(threads_);
+  pool_ = &pool;
+  struct Reset {
+    SpinPool*& p;
+    ~Reset() { p = nullptr; }
+  } reset{pool_};
+  for (int p = 0; p < 2; ++p) {
+    const int opp = 1 - p;
+    // The chance probabilities go once into the opponent's reach, as in the traversals.
+    const std::vector<double>& opp_reach = chance_reach[opp];
+    report.values[p].assign(static_cast<size_t>(g.num_hands(p)), 0.0);
+    const EndgameNode& n = g.node(node_index);
+    if (n.kind == BettingTree::kFold || n.kind == BettingTree::kShowdown) {
+      std::vector<double> scratch(static_cast<size_t>(g.num_hands(p)) + 16);
+      g.terminal_values(node_index, p, opp_reach.data(), report.values[p].data(), scratch.data());
+    } else {
+      evaluate(node_index, p, Mode::kAverage, opp_reach.data(), report.values[p].data(), 0, true);
+    }
+    const std::vector<double> mass = g.compatible_mass(p, opp_reach.data());
+    report.ev[p].resize(mass.size());
+    for (size_t h = 0; h < mass.size(); ++h) {
+      report.ev[p][h] = mass[h] > 0 && reach[p][h] > 0 ? report.values[p][h] / mass[h] : std::nan("");
+    }
+    report.equity[p] = g.equity(node_index, p, reach[opp].data());
+    for (size_t h = 0; h < mass.size(); ++h) {
+      if (!(reach[p][h] > 0)) report.equity[p][h] = std::nan("");
+    }
+    report.reach[p] = reach[p];
+  }
+  return report;
 }
 
 std::vector<float> HoldemSolver::current_strategy(int node_index) const {

@@ -69,12 +69,33 @@ class HoldemSolver {
   std::vector<float> average_strategy(int node) const;
   std::vector<float> current_strategy(int node) const;
 
+  // Node locking: the actor plays `strategy` (actions x hands, each hand's row a distribution)
+  // at this decision node in every iteration; its regrets there stay untouched and its average
+  // there is the locked strategy. Best responses keep locked nodes locked, so exploitability
+  // measures the rest of the game (the locked player's best response may deviate only
+  // elsewhere). std::invalid_argument for a non-decision node or a malformed strategy.
+  void lock(int node, const std::vector<float>& strategy);
+  void unlock(int node);
+  std::vector<int> locked_nodes() const;
+
+  // Per-hand results at any node, both players playing their average strategies.
+  struct NodeReport {
+    std::array<std::vector<double>, 2> reach;   // weight x own strategy along the path (0 where blocked)
+    std::array<std::vector<double>, 2> values;  // counterfactual values (chips x opponent reach)
+    std::array<std::vector<double>, 2> ev;      // expected chips given the hand and reaching the node (NaN: no reach)
+    std::array<std::vector<double>, 2> equity;  // showdown share against the opponent's hands there (NaN: none)
+  };
+  NodeReport node_report(int node);
+
  private:
   struct Workspace;
   enum class Mode { kBestResponse, kAverage };
   void set_discounts(int t);
   void cfr(int node, int player, const float* opp_reach, const float* own_reach, float* out, int thread, bool may_fork);
   void evaluate(int node, int player, Mode mode, const double* opp_reach, double* out, int thread, bool may_fork);
+  // The average strategy at a decision node into sigma (the locked one where locked).
+  template <class T>
+  void average_into(int node, T* sigma) const;
   std::array<double, 2> values(Mode mode);
 
   std::shared_ptr<const HoldemEndgame> game_;
@@ -85,6 +106,8 @@ class HoldemSolver {
   float pos_ = 1, neg_ = 1, strat_ = 1;
   bool floor_regrets_ = false;
   std::vector<std::unique_ptr<Workspace>> workspaces_;
+  std::vector<int32_t> lock_of_;               // per node: index into locks_, or -1
+  std::vector<std::vector<float>> locks_;
   SpinPool* pool_ = nullptr;  // during iterate() and values() only
 };
 

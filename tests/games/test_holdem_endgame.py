@@ -286,3 +286,74 @@ def test_malformed_betting_trees_are_errors() -> None:
         _core.HoldemSolver(_core.HoldemEndgame(**spec()), "dcfr", 0)
     with pytest.raises(TypeError, match="game must not be None"):
         _core.HoldemSolver(None)  # type: ignore[arg-type]
+
+
+def clairvoyance_game() -> _core.HoldemEndgame:
+    h0 = np.array([_core.parse_cards("KdKc"), _core.parse_cards("3h5d")], np.int32)
+    h1 = np.array([_core.parse_cards("AhAc")], np.int32)
+    return endgame("KsQd7h4c2s", 1, bets=[100.0], hands=(h0, h1), weights=(np.ones(2), np.ones(1)))
+
+
+def test_node_report_gives_each_hands_ev_and_equity_in_the_clairvoyance_game() -> None:
+    game = clairvoyance_game()
+    solver = _core.HoldemSolver(game, "dcfr", 1)
+    solver.iterate(2000)
+    root = solver.node_report(0)
+    # KK bets and wins 150 (called half the time) or 50; 53 loses 50 whether it bluffs or checks.
+    np.testing.assert_allclose(root["oop"]["ev"], [100.0, -50.0], atol=0.1)
+    np.testing.assert_allclose(root["ip"]["ev"], [-25.0], atol=0.1)
+    np.testing.assert_array_equal(root["oop"]["equity"], [1.0, 0.0])
+    np.testing.assert_array_equal(root["ip"]["equity"], [0.5])
+    np.testing.assert_array_equal(root["oop"]["reach"], [1.0, 1.0])
+    bet = game.node(0)["children"][1]
+    facing = solver.node_report(bet)  # IP facing the bet: KK always, 53 half the time
+    np.testing.assert_allclose(facing["oop"]["reach"], [1.0, 0.5], atol=0.01)
+    assert facing["ip"]["equity"][0] == pytest.approx(1 / 3, abs=0.01)
+    assert facing["ip"]["ev"][0] == pytest.approx(-50.0, abs=0.2)  # calling and folding both lose 50 on average
+
+
+def test_node_locking_solves_the_rest_and_measures_its_exploitability() -> None:
+    """IP locked to call every bet: OOP stops bluffing, bets its nuts for 150 and wins 50 a deal."""
+    game = clairvoyance_game()
+    bet = game.node(0)["children"][1]
+    solver = _core.HoldemSolver(game, "dcfr", 1)
+    solver.lock(bet, np.array([[0.0], [1.0]], np.float32))
+    assert solver.locked_nodes() == [bet]
+    solver.iterate(1000)
+    values = solver.average_values()
+    assert values[0] == pytest.approx(50.0, abs=0.05)
+    assert solver.average_strategy(0)[1, 1] < 0.01  # no bluffs
+    np.testing.assert_array_equal(solver.average_strategy(bet), [[0.0], [1.0]])
+    assert solver.exploitability() < 0.05  # of the rest: IP's best response keeps calling
+    solver.unlock(bet)
+    assert solver.locked_nodes() == []
+    assert solver.exploitability() > 10  # unlocked, IP would fold to a bluff-free bet
+    with pytest.raises(ValueError, match="hand 0.s locked strategy sums to 0.5"):
+        solver.lock(bet, np.array([[0.0], [0.5]], np.float32))
+    with pytest.raises(ValueError, match="not a decision"):
+        solver.lock(terminal_nodes(game)[0], np.array([[1.0]], np.float32))
+    with pytest.raises(ValueError, match="shape"):
+        solver.lock(bet, np.array([[0.0, 1.0]], np.float32))
+    with pytest.raises(TypeError, match="float32"):
+        solver.lock(bet, np.array([[0.0], [1.0]]))
+
+
+def test_equity_and_ev_of_a_check_down_equal_brute_force() -> None:
+    board = _core.parse_cards("Ah7c3d2s")
+    h0 = np.array([_core.parse_cards(t) for t in ("KsKd", "4c5c", "QhJh")], np.int32)
+    h1 = np.array([_core.parse_cards(t) for t in ("AsKc", "8c9c", "QdJd")], np.int32)
+    w1 = np.array([1.0, 2.0, 0.5])
+    game = endgame("Ah7c3d2s", 2, hands=(h0, np.asarray(h1)), weights=(np.ones(3), w1), check_only=True)
+    solver = _core.HoldemSolver(game, "dcfr", 1)
+    report = solver.node_report(0)
+    for i, a in enumerate(h0.tolist()):
+        share = mass = 0.0
+        for b, w in zip(h1.tolist(), w1):
+            if set(a) & set(b):
+                continue
+            for river in (c for c in range(52) if c not in board + a + b):
+                ra, rb = _core.hand_rank(board + [river] + a), _core.hand_rank(board + [river] + b)
+                share += w * (1.0 if ra > rb else 0.5 if ra == rb else 0.0)
+                mass += w
+        assert report["oop"]["equity"][i] == pytest.approx(share / mass, abs=1e-12)
+        assert report["oop"]["ev"][i] == pytest.approx((2 * share / mass - 1) * POT / 2, abs=1e-9)

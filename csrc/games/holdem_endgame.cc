@@ -118,6 +118,28 @@ HoldemEndgame::HoldemEndgame(EndgameSpec spec) : spec_(std::move(spec)) {
       same_hand_[p][h] = index[std::min(c.c1, c.c2) * 52 + std::max(c.c1, c.c2)];
     }
   }
+  // An order of each player's hands in which a hand shares no card with the two before it where
+  // possible (greedy): the fold sums add each hand into its cards' sums, and in the natural
+  // order (one first card for up to 51 hands in a row) each addition would wait for the last.
+  for (int p = 0; p < 2; ++p) {
+    std::vector<int32_t> left(spec_.hands[p].size());
+    for (size_t h = 0; h < left.size(); ++h) left[h] = static_cast<int32_t>(h);
+    uint64_t before = 0, before2 = 0;
+    while (!left.empty()) {
+      size_t pick = 0;
+      for (size_t k = 0; k < left.size() && k < 64; ++k) {
+        const uint64_t m = hand_mask_[p][left[k]];
+        if (!(m & before) && !(m & before2)) {
+          pick = k;
+          break;
+        }
+      }
+      spread_order_[p].push_back(left[pick]);
+      before2 = before;
+      before = hand_mask_[p][left[pick]];
+      left.erase(left.begin() + static_cast<std::ptrdiff_t>(pick));
+    }
+  }
   // Pairs sharing no card: all pairs, less those sharing a card (each counted once per shared
   // card), plus the identical pairs (counted twice above).
   double w0 = 0, w1 = 0, shared = 0, same = 0;
@@ -228,6 +250,25 @@ int HoldemEndgame::river_index(uint64_t mask) {
       ranked.emplace_back(hand_rank(cards, 7), static_cast<int32_t>(h));
     }
     std::sort(ranked.begin(), ranked.end());
+    // Within each group of equal strength (any order is correct there), put hands that share a
+    // card apart: the sweeps add each hand into its two cards' sums, and a card summed twice in
+    // a row makes the second addition wait for the first.
+    for (size_t begin = 0; begin < ranked.size();) {
+      size_t end = begin;
+      while (end < ranked.size() && ranked[end].first == ranked[begin].first) ++end;
+      for (size_t i = begin; i < end; ++i) {
+        const uint64_t before = i > begin ? hand_mask_[p][ranked[i - 1].second] : 0;
+        const uint64_t before2 = i > begin + 1 ? hand_mask_[p][ranked[i - 2].second] : 0;
+        for (size_t k = i; k < end; ++k) {
+          const uint64_t m = hand_mask_[p][ranked[k].second];
+          if (!(m & before) && !(m & before2)) {
+            std::swap(ranked[i], ranked[k]);
+            break;
+          }
+        }
+      }
+      begin = end;
+    }
     for (const auto& [s, h] : ranked) {
       tables[p].strength.push_back(s);
       tables[p].hand.push_back(h);
@@ -261,7 +302,7 @@ void HoldemEndgame::terminal_impl(int node, int player, const T* opp_reach, T* o
   const int opp = 1 - player;
   const auto& own_hands = spec_.hands[player];
   const auto& opp_hands = spec_.hands[opp];
-  const int own_count = num_hands(player), opp_count = num_hands(opp);
+  const int own_count = num_hands(player);
   double card_sum[52] = {};
   if (n.kind == BettingTree::kFold) {
     // Every opponent hand sharing no card with ours: the total, less the hands holding either
@@ -269,7 +310,7 @@ void HoldemEndgame::terminal_impl(int node, int player, const T* opp_reach, T* o
     const int folder = n.player;
     const double amount = (folder == player ? -1.0 : 1.0) * invested(node, folder);
     double total = 0;
-    for (int j = 0; j < opp_count; ++j) {
+    for (int32_t j : spread_order_[opp]) {
       const double r = opp_reach[j];
       total += r;
       card_sum[opp_hands[j].c1] += r;

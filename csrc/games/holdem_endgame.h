@@ -153,6 +153,7 @@ class HoldemEndgame {
   std::array<std::vector<uint64_t>, 2> hand_mask_;
   std::array<std::array<std::vector<int32_t>, 64>, 2> hands_with_card_;
   std::array<std::vector<int32_t>, 2> same_hand_;
+  std::array<std::vector<int32_t>, 2> spread_order_;  // hands ordered so neighbours share no card
   std::vector<std::array<RiverTable, 2>> river_tables_;
   std::unordered_map<uint64_t, int32_t> river_of_mask_;
 };

@@ -61,16 +61,18 @@ REBEL_SIMD_CLONES void regret_match(const float* regrets, int actions, int hands
     const float* r = regrets + static_cast<size_t>(a) * hands;
     for (int h = 0; h < hands; ++h) total[h] += r[h] > 0.0f ? r[h] : 0.0f;
   }
+  // Divide, not multiply by the reciprocal: regrets discounted toward zero reach float32's
+  // subnormals, whose reciprocal overflows to infinity (and 0 x inf is NaN).
   const float u = 1.0f / static_cast<float>(actions);
   for (int h = 0; h < hands; ++h) {
     const bool any = total[h] > 0.0f;
     uniform[h] = any ? 0.0f : u;
-    total[h] = any ? 1.0f / total[h] : 0.0f;
+    total[h] = any ? total[h] : 1.0f;
   }
   for (int a = 0; a < actions; ++a) {
     const float* r = regrets + static_cast<size_t>(a) * hands;
     float* s = sigma + static_cast<size_t>(a) * hands;
-    for (int h = 0; h < hands; ++h) s[h] = (r[h] > 0.0f ? r[h] : 0.0f) * total[h] + uniform[h];
+    for (int h = 0; h < hands; ++h) s[h] = (r[h] > 0.0f ? r[h] : 0.0f) / total[h] + uniform[h];
   }
 }
 

@@ -52,7 +52,7 @@ class SpinPool {
     busy_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
     generation_.fetch_add(1, std::memory_order_release);
     take(0);
-    while (busy_.load(std::memory_order_acquire) != 0) REBEL_SPIN_PAUSE();
+    for (int spins = 0; busy_.load(std::memory_order_acquire) != 0; ++spins) backoff(spins);
     job_ = nullptr;
     if (error_) {
       std::exception_ptr e = error_;
@@ -76,18 +76,30 @@ class SpinPool {
     }
   }
 
+  // Spin briefly, then yield the core: on a machine with more threads than free cores a
+  // spinning waiter would otherwise hold the core the thread it waits for needs.
+  static void backoff(int spins) {
+    if (spins < 4096) {
+      REBEL_SPIN_PAUSE();
+    } else {
+      std::this_thread::yield();
+    }
+  }
+
   void work_loop(int thread) {
     uint64_t seen = 0;
+    int spins = 0;
     while (true) {
       const uint64_t g = generation_.load(std::memory_order_acquire);
       if (g != seen) {
         seen = g;
+        spins = 0;
         take(thread);
         busy_.fetch_sub(1, std::memory_order_acq_rel);
       } else if (stop_.load(std::memory_order_acquire)) {
         return;
       } else {
-        REBEL_SPIN_PAUSE();
+        backoff(spins++);
       }
     }
   }

@@ -149,7 +149,7 @@ setup(
     python_requires=">=3.9",
     install_requires=["numpy", "omegaconf", "tqdm"],
     extras_require={"train": ["torch", "tensorboard"], "plots": ["matplotlib"],
-                    "test": ["pytest", "hypothesis", "scipy", "eval7"],
+                    "test": ["pytest", "hypothesis", "scipy", "eval7", "matplotlib"],
                     "openspiel": ["open_spiel>=2.0.2"],
                     # distributed self-play and evaluation (selfplay.backend=ray, rebel eval --backend ray)
                     "ray": ["ray>=2.40"]},

@@ -64,27 +64,37 @@ def parse_target(text: str, pot: float) -> float:
 
 def solve_spot(spot: Spot, solver: str = "dcfr", iterations: int = 1000, target: float | None = None,
                threads: int = 1, check_every: int = 10, progress: bool = False,
-               game: _core.HoldemEndgame | None = None) -> tuple[_core.HoldemSolver, SpotSolveResult]:
+               game: _core.HoldemEndgame | None = None,
+               engine: _core.HoldemSolver | None = None) -> tuple[_core.HoldemSolver, SpotSolveResult]:
     """Solves ``spot`` for at most ``iterations`` iterations, stopping at the first check whose
     exploitability is at most ``target`` chips (None: run them all). Returns the solver (its
-    strategies) and the result. ``game``: the spot's expanded game if already built."""
+    strategies) and the result. ``game``: the spot's expanded game if already built.
+    ``engine``: a solver of ``game`` to go on with (e.g. after locking nodes: the rest is
+    solved, the exploitability is the rest's) for at most ``iterations`` more; ``solver`` and
+    ``threads`` are then its own."""
     if solver not in HOLDEM_SOLVERS:
         raise ValueError(f"unknown hold'em solver {solver!r} (choose from {', '.join(HOLDEM_SOLVERS)})")
     if iterations < 1 or check_every < 1:
         raise ValueError(f"iterations and check_every must be >= 1, got {iterations} and {check_every}")
+    if engine is not None and game is None:
+        raise ValueError("solve_spot: an engine to go on with needs its game")
     game = build_endgame(spot) if game is None else game
     started = time.perf_counter()
-    engine = _core.HoldemSolver(game, solver, threads)
+    if engine is None:
+        engine = _core.HoldemSolver(game, solver, threads)
+    else:
+        solver, threads = engine.algorithm, engine.threads
+    first = engine.iterations
     curve: list[tuple[int, float]] = []
     exploitability = float("inf")
     with Progress(f"{solver} on the spot", iterations, "it", enabled=progress) as bar:
-        while engine.iterations < iterations:
-            step = min(check_every, iterations - engine.iterations)
+        while engine.iterations - first < iterations:
+            step = min(check_every, iterations - (engine.iterations - first))
             engine.iterate(step)
             exploitability = engine.exploitability()
             curve.append((engine.iterations, exploitability))
             bar.set_postfix({"exploitability": f"{100 * exploitability / spot.pot:.3f}% of the pot"})
-            bar(engine.iterations)
+            bar(engine.iterations - first)
             if target is not None and exploitability <= target:
                 break
     seconds = time.perf_counter() - started

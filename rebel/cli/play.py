@@ -7,6 +7,10 @@ import sys
 from typing import Any, Optional, TextIO, cast
 
 from rebel.cli.common import UsageError, add_subcommand, int_arg
+from rebel.cli.play_holdem import GAME as HOLDEM
+from rebel.cli.play_holdem import ITERATIONS as HOLDEM_ITERATIONS
+from rebel.cli.play_holdem import TARGET as HOLDEM_TARGET
+from rebel.cli.play_session import QUIT
 
 DESCRIPTION = """\
 Plays hands of a game against the bot: the paper's test-time search (depth-limited CFR-D at
@@ -28,7 +32,16 @@ raise pot (to 900)), and each subgame is a whole betting round (--depth 10). Wit
 the bot's belief about your hand and its strategy (its probabilities over the hands it may
 hold, and hand by hand in small games) are shown from the public actions alone, never
 revealing its own hand; an action of yours that the bot's strategy never takes is named as
-such, with the belief the bot's search falls back to (every hand equally likely)."""
+such, with the belief the bot's search falls back to (every hand equally likely).
+
+--game holdem_endgame --spot FILE plays a hold'em endgame spot (docs/holdem_spots.md): the spot
+is solved on start (dcfr to --target, 0.5% of the pot by default, at most --iters iterations),
+hands are dealt from the two ranges (card removal), the turn and river cards as public chance,
+and the bot samples the solution's average strategy with its hand. Actions read as players
+write them (check, bet 120, call, raise 300, all-in, fold, or the menu number); the pot, the
+chips behind and the amount to call are shown before each of your moves. With --explain, the
+solver's strategy with your hand before your moves, the bot's strategy over its whole range
+before its own (never its hand)."""
 
 EXAMPLES = """\
   rebel play --game kuhn --net oracle
@@ -37,6 +50,8 @@ EXAMPLES = """\
   rebel play --game leduc --net oracle --iters 256 --explain
   rebel play --game leduc_nolimit --net oracle --iters 64          (no-limit: pot bets and all-in)
   rebel play --game leduc_nolimit --stack 900 --ante 100 --net oracle --iters 64
+  rebel play --game holdem_endgame --spot configs/spots/river_example.yaml --seat ip --explain
+  printf 'check\\nfold\\n' | rebel play --spot configs/spots/river_example.yaml --hands 1 --seed 3 --seat oop
   rebel play --game mnk --bot perfect                       (tic-tac-toe; moves by name, e.g. b2)
   rebel play --game mnk --m 6 --n 6 --k 4 --bot net:runs/RUN/net.pt:400"""
 
@@ -51,8 +66,6 @@ DEPTH = 2
 ITERATIONS = 1024
 #: --explain shows the bot's strategy hand by hand where it may hold at most this many hands.
 BY_HAND = 6
-#: :meth:`_Session.ask`'s answer to q, quit or exit (:func:`rebel.play.cards.is_quit`).
-QUIT = -1
 
 
 def _isatty(stream: TextIO) -> bool:
@@ -77,19 +90,26 @@ def register(subparsers: Any) -> None:
     p.add_argument("--bot", metavar="PLAYER",
                    help="m,n,k game: the bot, net:PATH[:SIMS], rebel:PATH[:ITERS], mcts:N, perfect or random "
                         "(default perfect up to 16 cells, mcts:2000 on larger boards)")
-    p.add_argument("--net", default="oracle", metavar="NET",
+    p.add_argument("--net", default=None, metavar="NET",
                    help=f"the bot's value net: {NETS} (default oracle: exact leaf values, small games)")
-    p.add_argument("--seat", choices=("0", "1", "random"), default="random",
-                   help="your seat: 0 acts first (default random, drawn per hand)")
+    p.add_argument("--seat", choices=("0", "1", "oop", "ip", "random"), default="random",
+                   help="your seat: 0 acts first (hold'em: oop = 0, ip = 1; default random, drawn per hand)")
     p.add_argument("--hands", type=int_arg, metavar="N", default=0, help="hands to play (default 0: until EOF)")
     p.add_argument("--seed", type=int_arg, metavar="S", default=None,
                    help="seed of the deals and the bot's draws (default: a fresh one)")
     p.add_argument("--iters", type=int_arg, metavar="T", default=None,
                    help=f"CFR-D iterations per subgame (default: the net's, recorded in its file; else "
-                        f"{ITERATIONS}, the paper's)")
+                        f"{ITERATIONS}, the paper's); {HOLDEM}: the solve's iterations at most (default "
+                        f"{HOLDEM_ITERATIONS})")
     p.add_argument("--depth", type=int_arg, metavar="N", default=None,
                    help=f"actions per subgame (default: the net's, recorded in its file; else {ROUND_DEPTH}, a "
                         f"whole betting round, in games with public chance such as leduc, {DEPTH} otherwise)")
+    h = p.add_argument_group(f"hold'em endgame spots (--game {HOLDEM}, docs/holdem_spots.md)")
+    h.add_argument("--spot", metavar="FILE", help=f"the spot to play (implies --game {HOLDEM}); the bot plays its "
+                   "solution, solved on start")
+    h.add_argument("--target", metavar="T", help=f"--spot: solve to this exploitability, chips or percent of the pot "
+                   f"(default {HOLDEM_TARGET.replace('%', '%%')})")
+    h.add_argument("--threads", type=int_arg, metavar="N", help="--spot: the solve's threads (default 1)")
     p.add_argument("--explain", action="store_true",
                    help="show the bot's belief about your hand and its strategy, from the public actions alone "
                         "(never revealing its own hand; default off)")
@@ -223,23 +243,15 @@ class _Session:
             self.say(f"  (its strategy by hand: {hands})")
 
     def ask(self, legal: list[int]) -> Optional[int]:
-        """Your action, asked until legal; None at EOF, :data:`QUIT` for q, quit or exit."""
-        from rebel.play.cards import display_action, is_quit, parse_action
+        """Your action, asked until legal; None at EOF, :data:`rebel.cli.play_session.QUIT` for q, quit or
+        exit."""
+        from rebel.cli.play_session import ask_until
+        from rebel.play.cards import display_action, parse_action
 
         history = list(self.table.history)
         options = "  ".join(f"[{i}] {display_action(self.game, a, history)}" for i, a in enumerate(legal, 1))
-        while True:
-            self.out.write(f"your move: {options}\n> ")
-            self.out.flush()
-            line = self.inp.readline()
-            if not line:
-                return None
-            if is_quit(line):
-                return QUIT
-            action = parse_action(self.game, legal, line, history)
-            if action is not None:
-                return action
-            self.say(f"not a legal action here: {line.strip()!r}; give its number or its name")
+        return ask_until(self.inp, self.out, options, lambda line: parse_action(self.game, legal, line, history),
+                         lambda line: f"not a legal action here: {line.strip()!r}; give its number or its name")
 
     def board(self) -> str:
         from rebel.play.cards import display_action
@@ -306,23 +318,14 @@ class _Session:
         return None
 
     def run(self, hands: int, seat_rng: Any) -> None:
+        from rebel.cli.play_session import run_hands
         from rebel.play.cards import Score
 
         self.score = Score()
-        number = 0
         if self.explain:
             self.say("explain: the bot's belief about your hand and its strategy are shown from the public actions "
                      "alone, as its search carries them: they never depend on the hand the bot holds")
-        try:
-            while hands == 0 or number < hands:
-                number += 1
-                human = int(seat_rng.integers(0, 2)) if self.seat == "random" else int(self.seat)
-                stopped = self.play_hand(number, human)
-                if stopped is not None:
-                    self.say("\n(end of input)" if stopped == "eof" else "(you quit)")
-                    break
-        finally:
-            self.say(f"final score {self.score.line()}")
+        run_hands(self.say, hands, self.seat, seat_rng, self.play_hand, self.score)
 
 
 def _play_board(game: Any, args: argparse.Namespace, inp: TextIO, out: TextIO) -> int:
@@ -354,6 +357,17 @@ def run(args: argparse.Namespace, inp: TextIO = sys.stdin, out: TextIO = sys.std
 
     from rebel.play.cards import Table
 
+    if args.game == HOLDEM or (args.game is None and args.spot is not None):
+        from rebel.cli.play_holdem import run_holdem
+
+        return run_holdem(args, inp, out)
+    for flag, value in (("--spot", args.spot), ("--target", args.target), ("--threads", args.threads)):
+        if value is not None:
+            raise UsageError(f"{flag} applies to --game {HOLDEM} only")
+    if args.seat in ("oop", "ip"):
+        raise UsageError(f"--seat {args.seat} applies to --game {HOLDEM}; seats here are 0 and 1")
+    if args.net is None:
+        args.net = "oracle"
     game = _game(args)
     if args.hands < 0:
         raise UsageError(f"--hands must be >= 0 (0: until EOF), got {args.hands}")

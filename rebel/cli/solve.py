@@ -23,10 +23,9 @@ from rebel.cli.common import (
     print_json,
     save_policy_or_keep,
 )
+from rebel.cli.solve_spot import add_spot_args, run_spot, spot_only_flags
 from rebel.config.solve import DEFAULTS, ConfigError, SolveConfig, load_solve_config
-from rebel.games.holdem_endgame import build_endgame
-from rebel.games.holdem_spot import Spot, load_spot
-from rebel.search.holdem_solve import HOLDEM_SOLVERS, SpotSolveResult, parse_target, solve_spot
+from rebel.search.holdem_solve import HOLDEM_SOLVERS
 from rebel.search.solve import FP_SOLVERS, OFF_PATH_HELP, OFF_PATH_MODES, SOLVER_HELP, SOLVERS, SolveResult, solve
 
 log = logging.getLogger(__name__)
@@ -42,7 +41,9 @@ EXAMPLES = """\
   rebel solve --game kuhn --solver cfr+ --iters 2000 --policy-out kuhn.json
   rebel solve --config configs/solve.yaml solver.name=dcfr game.num_faces=5
   rebel solve --spot configs/spots/turn_example.yaml --target 0.5% --threads 2
-  rebel solve --spot configs/spots/river_example.yaml --solver dcfr-pfs --iters 300 --json"""
+  rebel solve --spot configs/spots/river_example.yaml --solver dcfr-pfs --iters 300 --json
+  rebel solve --spot configs/spots/river_example.yaml --node 'bet 120' --export-json r.json --grid-png r.png
+  rebel solve --spot configs/spots/river_example.yaml --lock 'bet 120=fold:0.5,call:0.5'"""
 
 
 def register(subparsers: Any) -> None:
@@ -66,15 +67,7 @@ def register(subparsers: Any) -> None:
     s.add_argument("--off-path", choices=OFF_PATH_MODES, help=default_help(
         "CFR solvers: nodes the current iterate reaches with probability 0; "
         + "; ".join(f"{k}: {v}" for k, v in OFF_PATH_HELP.items()), "solver.off_path", DEFAULTS))
-    h = p.add_argument_group("hold'em endgame spots (docs/holdem_spots.md)")
-    h.add_argument("--spot", metavar="FILE",
-                   help="solve a hold'em endgame spot file instead of a game (solvers: " + ", ".join(HOLDEM_SOLVERS)
-                   + "; default dcfr, 1000 iterations at most)")
-    h.add_argument("--target", metavar="T",
-                   help="--spot: stop at this exploitability, chips or percent of the starting pot (0.5%%)")
-    h.add_argument("--threads", type=int_arg, metavar="N", help="--spot: threads (default 1)")
-    h.add_argument("--check-every", type=int_arg, metavar="N",
-                   help="--spot: measure the exact exploitability every N iterations (default 10)")
+    add_spot_args(p)
     add_output_args(p, DEFAULTS, "the average policy")
     p.set_defaults(handler=run)
 
@@ -119,68 +112,13 @@ def _print_table(result: SolveResult, game_text: str, policy_out: str | None) ->
         print(f"{key:<15} {value}")
 
 
-def _mb(n: int) -> str:
-    return f"{n / 1e6:.1f} MB"
-
-
-def _run_spot(args: argparse.Namespace) -> int:
-    """``rebel solve --spot FILE``: the tree's size and memory first, then the solve."""
-    given = [flag for flag, value in (("--config", args.config), ("--game", args.game), ("KEY=VALUE", args.overrides),
-                                      ("--policy-out", args.policy_out), ("--off-path", args.off_path),
-                                      ("--optimistic", args.optimistic)) if value]
-    if given:
-        raise UsageError(f"--spot takes its game from the spot file: {given[0]} does not apply")
-    solver = args.solver or "dcfr"
-    if solver not in HOLDEM_SOLVERS:
-        raise UsageError(f"--solver {solver} does not apply to --spot (choose from {', '.join(HOLDEM_SOLVERS)})")
-    iterations = 1000 if args.iters is None else args.iters
-    threads = 1 if args.threads is None else args.threads
-    check_every = 10 if args.check_every is None else args.check_every
-    check_range(args, "--iters", "", iterations, 1)
-    check_range(args, "--threads", "", threads, 1, 256)
-    check_range(args, "--check-every", "", check_every, 1)
-    try:
-        spot: Spot = load_spot(args.spot)
-        target = parse_target(args.target, spot.pot) if args.target is not None else None
-    except (ValueError, OSError) as e:
-        raise UsageError(f"{args.spot}: {e}" if not str(e).startswith(str(args.spot)) else str(e)) from None
-    game = build_endgame(spot)
-    size = game.size()
-    if not args.json:
-        print(f"{'spot':<15} {args.spot}: {spot.describe()}")
-        print(f"{'hands':<15} OOP {game.num_hands(0)}, IP {game.num_hands(1)}")
-        print(f"{'tree':<15} {size['decision_nodes']} decision nodes, {size['chance_nodes']} chance nodes, "
-              f"{size['terminal_nodes']} terminal nodes, {size['infosets']} information sets")
-        print(f"{'memory':<15} {_mb(size['solver_bytes'] + size['tree_bytes'])}: solver {_mb(size['solver_bytes'])} "
-              f"(float32 regrets and strategies), tree {_mb(size['tree_bytes'])}", flush=True)
-    result: SpotSolveResult
-    _, result = solve_spot(spot, solver, iterations, target=target, threads=threads, check_every=check_every,
-                           progress=bool(args.progress if args.progress is not None else True), game=game)
-    if args.json:
-        summary = result.summary()
-        summary["spot"] = str(args.spot)
-        print_json(summary)
-        return 0
-    rows = [
-        ("solver", f"{solver}, {result.iterations} iterations, {threads} thread{'s' if threads > 1 else ''}"),
-        ("exploitability", f"{result.exploitability:.6g} chips = {result.exploitability_pct:.4f}% of the pot "
-                           f"{spot.pot}"),
-        ("br_values", f"{result.br_values[0]:.6g}, {result.br_values[1]:.6g}"),
-        ("values", f"OOP {result.values[0]:.6g}, IP {result.values[1]:.6g} (chips, from the start of the spot)"),
-        ("seconds", f"{result.seconds:.3f}"),
-    ]
-    for key, value in rows:
-        print(f"{key:<15} {value}")
-    return 0
-
-
 def run(args: argparse.Namespace) -> int:
     """Handler of ``rebel solve``."""
     if args.spot is not None:
-        return _run_spot(args)
+        return run_spot(args)
     if args.solver not in (None, *SOLVERS):
         raise UsageError(f"--solver {args.solver} applies to --spot only")
-    for flag, value in (("--target", args.target), ("--threads", args.threads), ("--check-every", args.check_every)):
+    for flag, value in spot_only_flags(args):
         if value is not None:
             raise UsageError(f"{flag} applies to --spot only")
     try:

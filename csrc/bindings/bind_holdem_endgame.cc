@@ -170,7 +170,7 @@ void bind_holdem_endgame(py::module_& m) {
                if (c >= 0) for (int32_t h : g.hands_with_card(1 - player, c)) reach[h] = 0;
              }
              std::vector<double> out(static_cast<size_t>(g.num_hands(player)));
-             std::vector<double> scratch(out.size() + 16);
+             std::vector<double> scratch(g.scratch_size());
              {
                py::gil_scoped_release release;
                if (dense) {

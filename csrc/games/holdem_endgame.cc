@@ -336,36 +336,48 @@ void HoldemEndgame::terminal_impl(int node, int player, const T* opp_reach, T* o
   const RiverTable& other = river_tables_[n.river_board][opp];
   const size_t own_n = own.hand.size(), opp_n = other.hand.size();
   const int32_t* own_strength = own.strength.data();
-  const int32_t* opp_strength = other.strength.data();
-  const int32_t* opp_hand = other.hand.data();
-  const uint8_t* opp_c1 = other.c1.data();
-  const uint8_t* opp_c2 = other.c2.data();
   std::fill(out, out + own_count, T(0));
+  // The opponent's hands with reach, in strength order (deep lines of a converged strategy reach
+  // few hands: the sweeps then run over those alone). Compaction without branches: every hand is
+  // written, the count advances only past hands with reach.
+  double* reach = scratch;
+  double* win = scratch + opp_n;
+  int32_t* strength = reinterpret_cast<int32_t*>(scratch + opp_n + own_n);
+  uint8_t* c1 = reinterpret_cast<uint8_t*>(strength + opp_n + 1);
+  uint8_t* c2 = c1 + opp_n + 1;
+  size_t live = 0;
+  for (size_t j = 0; j < opp_n; ++j) {
+    const double r = opp_reach[other.hand[j]];
+    reach[live] = r;
+    strength[live] = other.strength[j];
+    c1[live] = other.c1[j];
+    c2[live] = other.c2[j];
+    live += r != 0 ? 1 : 0;
+  }
+  if (live == 0) return;
   double total = 0;
   size_t j = 0;
   for (size_t i = 0; i < own_n; ++i) {
     const int32_t s = own_strength[i];
-    for (; j < opp_n && opp_strength[j] < s; ++j) {
-      const double r = opp_reach[opp_hand[j]];
-      total += r;
-      card_sum[opp_c1[j]] += r;
-      card_sum[opp_c2[j]] += r;
+    for (; j < live && strength[j] < s; ++j) {
+      total += reach[j];
+      card_sum[c1[j]] += reach[j];
+      card_sum[c2[j]] += reach[j];
     }
-    scratch[i] = total - card_sum[own.c1[i]] - card_sum[own.c2[i]];
+    win[i] = total - card_sum[own.c1[i]] - card_sum[own.c2[i]];
   }
   std::fill(card_sum, card_sum + 52, 0.0);
   total = 0;
-  j = opp_n;
+  j = live;
   for (size_t i = own_n; i-- > 0;) {
     const int32_t s = own_strength[i];
-    for (; j > 0 && opp_strength[j - 1] > s; --j) {
-      const double r = opp_reach[opp_hand[j - 1]];
-      total += r;
-      card_sum[opp_c1[j - 1]] += r;
-      card_sum[opp_c2[j - 1]] += r;
+    for (; j > 0 && strength[j - 1] > s; --j) {
+      total += reach[j - 1];
+      card_sum[c1[j - 1]] += reach[j - 1];
+      card_sum[c2[j - 1]] += reach[j - 1];
     }
     const double lose = total - card_sum[own.c1[i]] - card_sum[own.c2[i]];
-    out[own.hand[i]] = static_cast<T>(amount * (scratch[i] - lose));
+    out[own.hand[i]] = static_cast<T>(amount * (win[i] - lose));
   }
 }
 

@@ -24,6 +24,7 @@
 // computations kept as test oracles.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -115,9 +116,10 @@ class HoldemEndgame {
 
   // Values at a terminal node for `player` against the opponent's reach (length
   // num_hands(1 - player), zero on hands the node's board blocks); out has num_hands(player)
-  // entries, zero on the player's blocked hands. scratch: num_hands(player) doubles.
+  // entries, zero on the player's blocked hands. scratch: scratch_size() doubles.
   void terminal_values(int node, int player, const float* opp_reach, float* out, double* scratch) const;
   void terminal_values(int node, int player, const double* opp_reach, double* out, double* scratch) const;
+  size_t scratch_size() const { return 3 * static_cast<size_t>(std::max(num_hands(0), num_hands(1))) + 16; }
   // The same by the dense pairwise sum over both players' hands (the test oracle).
   void terminal_values_dense(int node, int player, const double* opp_reach, double* out) const;
 

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "nets/activations.h"
-#include "nets/denormals.h"
+#include "util/denormals.h"
 
 namespace rebel {
 

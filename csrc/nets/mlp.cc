@@ -6,7 +6,7 @@
 #include <type_traits>
 
 #include "nets/activations.h"
-#include "nets/denormals.h"
+#include "util/denormals.h"
 #include "util/cpu_features.h"
 
 namespace rebel {

@@ -232,6 +232,16 @@ def theorem1(rows: Dict[str, Dict[str, Any]]) -> str:
     return _listing(rows, ("theorem1.max_error",), columns=("game", "row", "figure"))
 
 
+TEH_ITERATIONS = (125, 250, 500, 1000)
+
+
+def holdem_teh(rows: Dict[str, Dict[str, Any]]) -> str:
+    """TEH's full-game curve: exploitability in % of the pot by solver and iterations."""
+    lines = [[f"{name} (`{solver}`)"] + [fmt(rows[f"holdem.teh.{solver}.{i}"]["mean"], 4) + "%" for i in TEH_ITERATIONS]
+             for solver, name in (("dcfr", "DCFR"), ("lcfr", "linear CFR"))]
+    return _table(["TEH, exploitability (% of the pot)"] + [f"{i} iterations" for i in TEH_ITERATIONS], lines)
+
+
 def index_list(rows: Dict[str, Dict[str, Any]]) -> str:
     """Every row of the index: id, figure, seeds, CPU, command (experiments/results/README.md)."""
     lines = [[f"`{r['id']}`", r["row"], figure(r, spread="none"), seeds(r), r.get("cpu") or "-",
@@ -242,7 +252,7 @@ def index_list(rows: Dict[str, Dict[str, Any]]) -> str:
 TABLES: Dict[str, Callable[[Dict[str, Dict[str, Any]]], str]] = {
     "table2": table2, "table2_detail": table2_detail, "full_game": full_game, "leduc": leduc,
     "leduc_commands": leduc_commands, "warm_start": warm_start, "search_variants": search_variants,
-    "safe_search": safe_search, "mnk": mnk, "theorem1": theorem1, "index": index_list,
+    "safe_search": safe_search, "mnk": mnk, "theorem1": theorem1, "holdem_teh": holdem_teh, "index": index_list,
 }
 
 

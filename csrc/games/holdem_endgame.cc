@@ -345,13 +345,22 @@ void HoldemEndgame::terminal_impl(int node, int player, const T* opp_reach, T* o
   int32_t* strength = reinterpret_cast<int32_t*>(scratch + opp_n + own_n);
   uint8_t* c1 = reinterpret_cast<uint8_t*>(strength + opp_n + 1);
   uint8_t* c2 = c1 + opp_n + 1;
+  // Raw pointers: the byte stores below may alias anything, vectors' data pointers included, so
+  // reading through the vectors would reload those pointers on every hand.
+  const int32_t* other_hand = other.hand.data();
+  const int32_t* other_strength = other.strength.data();
+  const uint8_t* other_c1 = other.c1.data();
+  const uint8_t* other_c2 = other.c2.data();
+  const uint8_t* own_c1 = own.c1.data();
+  const uint8_t* own_c2 = own.c2.data();
+  const int32_t* own_hand = own.hand.data();
   size_t live = 0;
   for (size_t j = 0; j < opp_n; ++j) {
-    const double r = opp_reach[other.hand[j]];
+    const double r = opp_reach[other_hand[j]];
     reach[live] = r;
-    strength[live] = other.strength[j];
-    c1[live] = other.c1[j];
-    c2[live] = other.c2[j];
+    strength[live] = other_strength[j];
+    c1[live] = other_c1[j];
+    c2[live] = other_c2[j];
     live += r != 0 ? 1 : 0;
   }
   if (live == 0) return;
@@ -364,7 +373,7 @@ void HoldemEndgame::terminal_impl(int node, int player, const T* opp_reach, T* o
       card_sum[c1[j]] += reach[j];
       card_sum[c2[j]] += reach[j];
     }
-    win[i] = total - card_sum[own.c1[i]] - card_sum[own.c2[i]];
+    win[i] = total - card_sum[own_c1[i]] - card_sum[own_c2[i]];
   }
   std::fill(card_sum, card_sum + 52, 0.0);
   total = 0;
@@ -376,8 +385,8 @@ void HoldemEndgame::terminal_impl(int node, int player, const T* opp_reach, T* o
       card_sum[c1[j - 1]] += reach[j - 1];
       card_sum[c2[j - 1]] += reach[j - 1];
     }
-    const double lose = total - card_sum[own.c1[i]] - card_sum[own.c2[i]];
-    out[own.hand[i]] = static_cast<T>(amount * (win[i] - lose));
+    const double lose = total - card_sum[own_c1[i]] - card_sum[own_c2[i]];
+    out[own_hand[i]] = static_cast<T>(amount * (win[i] - lose));
   }
 }
 

@@ -123,7 +123,7 @@ def normalized_weights(game: _core.HoldemEndgame, player: int) -> np.ndarray:
 
 
 def solve_once(spec: str, threads: int, solver: str, targets_pct: list[float], max_iterations: int,
-               check_every: int, at_iterations: list[int]) -> dict[str, Any]:
+               check_every: int, at_iterations: list[int], compressed: bool = False) -> dict[str, Any]:
     """One solve of a spot (run in a fresh process): the figures of one run."""
     rss_start = _proc_status_bytes("VmRSS")
     spot = resolve_spot(spec)
@@ -131,7 +131,7 @@ def solve_once(spec: str, threads: int, solver: str, targets_pct: list[float], m
     game = build_endgame(spot)
     build_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    engine = _core.HoldemSolver(game, solver, threads)
+    engine = _core.HoldemSolver(game, solver, threads, compressed)
     allocate_s = time.perf_counter() - t0
     targets = {f"{pct:g}%": pct * spot.pot / 100.0 for pct in targets_pct}
     reached: dict[str, dict[str, float]] = {}
@@ -258,8 +258,9 @@ def showdown_speedup(spec: str, repeats: int, seconds: float) -> dict[str, Any]:
                         "each call includes the binding's conversions (reach in, values out)"}
 
 
-def compare(ours: dict[str, Any], baseline: dict[str, Any]) -> dict[str, Any]:
-    """Ours / theirs for every spot, thread count and target both have (seconds, iterations, memory)."""
+def compare(ours: dict[str, Any], baseline: dict[str, Any], compressed: bool = False) -> dict[str, Any]:
+    """Ours / theirs for every spot, thread count and target both have (seconds, iterations, memory;
+    ``compressed``: our 16-bit storage against their compressed memory as well)."""
     out: dict[str, Any] = {}
     for spot, entry in ours.items():
         theirs_spot = baseline.get("spots", {}).get(spot)
@@ -284,6 +285,9 @@ def compare(ours: dict[str, Any], baseline: dict[str, Any]) -> dict[str, Any]:
                     row[f"{it}_iterations"] = {"seconds_ratio": m["seconds_median"] / t["seconds_median"]}
             if theirs.get("memory_usage_bytes"):
                 row["solver_bytes_over_memory_usage"] = mine["solver_bytes"] / theirs["memory_usage_bytes"]
+            if compressed and theirs.get("memory_usage_compressed_bytes"):
+                row["storage_bytes_over_memory_usage_compressed"] = (mine["storage_bytes"]
+                                                                     / theirs["memory_usage_compressed_bytes"])
             if theirs.get("peak_rss_bytes_median"):
                 row["peak_rss_ratio"] = mine["peak_rss_bytes_median"] / theirs["peak_rss_bytes_median"]
             out.setdefault(spot, {})[threads] = row
@@ -317,7 +321,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 busy = _busy_cpu_seconds()
                 with ctx.Pool(1) as pool:
                     one = pool.apply(solve_once, (spec, threads, args.solver, args.targets, args.max_iterations,
-                                                  args.check_every, args.at_iterations))
+                                                  args.check_every, args.at_iterations, args.compressed))
                 after = _busy_cpu_seconds()
                 one["load_average_before"] = load
                 one["waited_for_quiet_seconds"] = waited
@@ -340,7 +344,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     report: dict[str, Any] = {
         "benchmark": "holdem_solve", "cpu": cpu_name(), "logical_cpus": os.cpu_count(),
         "command": "python benchmarks/bench_holdem_solve.py " + " ".join(args.argv), "build": _build_description(),
-        "solver": args.solver, "threads": args.threads, "repeats": args.repeats, "targets": targets,
+        "solver": args.solver, "compressed": args.compressed, "threads": args.threads, "repeats": args.repeats,
+        "targets": targets,
         "check_every": args.check_every, "max_iterations": args.max_iterations,
         "protocol": "one fresh process per run; the game built and the solver allocated before the clock starts; "
                     f"{args.check_every} iterations then the exact exploitability, repeated until the last target; "
@@ -359,7 +364,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
               f"dense {sd['dense_seconds_per_call_median'] * 1e3:.2f} ms a call: {sd['speedup']:.0f}x", file=sys.stderr)
     if args.baseline:
         baseline = json.loads(Path(args.baseline).read_text())
-        ratios = compare(spots, baseline)
+        ratios = compare(spots, baseline, args.compressed)
         report["baseline"] = {"file": args.baseline, "solver": baseline.get("solver"), "cpu": baseline.get("cpu")}
         report["ours_over_baseline"] = ratios
         _print_comparison(ratios)
@@ -374,6 +379,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--threads", type=int, nargs="+", default=[1], help="thread counts to run (default 1)")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--solver", default="dcfr-pfs", choices=HOLDEM_SOLVERS)
+    p.add_argument("--compressed", action="store_true",
+                   help="regrets and strategies in 16 bits (HoldemSolver(compressed=True))")
     p.add_argument("--targets", type=float, nargs="+", default=[0.5, 0.1],
                    help="exploitability targets in percent of the pot (default 0.5 0.1)")
     p.add_argument("--max-iterations", type=int, default=5000)

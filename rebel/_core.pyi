@@ -887,7 +887,7 @@ class HoldemEndgame:
         ...
     def size(self) -> dict:
         """
-        The expanded tree's size and the bytes the solver's float32 regrets and strategies will take.
+        The expanded tree's size and the bytes the solver's float32 regrets and strategies will take (solver_bytes_compressed: in 16 bits).
         """
     def terminal_values(self, node: typing.SupportsInt | typing.SupportsIndex, player: typing.SupportsInt | typing.SupportsIndex, opp_reach: numpy.typing.ArrayLike, dense: bool = False) -> numpy.typing.NDArray[numpy.float64]:
         """
@@ -905,10 +905,12 @@ class HoldemEndgame:
         """
 class HoldemSolver:
     """
-    A full-game solver on a HoldemEndgame (csrc/solvers/holdem_cfr.h): cfr, cfr+, lcfr, dcfr or dcfr-pfs, float32 storage, threads over the first street's dealt cards.
+    A full-game solver on a HoldemEndgame (csrc/solvers/holdem_cfr.h): cfr, cfr+, lcfr, dcfr or dcfr-pfs, float32 (or 16-bit) storage, threads over the first street's dealt cards.
     """
-    def __init__(self, game: HoldemEndgame, algorithm: str = 'dcfr', threads: typing.SupportsInt | typing.SupportsIndex = 1) -> None:
-        ...
+    def __init__(self, game: HoldemEndgame, algorithm: str = 'dcfr', threads: typing.SupportsInt | typing.SupportsIndex = 1, compressed: bool = False) -> None:
+        """
+        compressed=True keeps regrets and strategies in 16 bits with a float32 scale per node (half the memory).
+        """
     def average_strategy(self, node: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float32]:
         """
         The average strategy at a decision node: (actions, hands of its actor) float32.
@@ -945,6 +947,9 @@ class HoldemSolver:
         ...
     @property
     def algorithm(self) -> str:
+        ...
+    @property
+    def compressed(self) -> bool:
         ...
     @property
     def iterations(self) -> int:

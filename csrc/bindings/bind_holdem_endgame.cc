@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -141,8 +142,11 @@ void bind_holdem_endgame(py::module_& m) {
              d["storage_values"] = s.storage_values;
              d["tree_bytes"] = s.tree_bytes;
              d["solver_bytes"] = s.solver_bytes(4);
+             // 16-bit codes and two float32 scales per node (HoldemSolver(compressed=True)).
+             d["solver_bytes_compressed"] = s.solver_bytes(2) + static_cast<int64_t>(2 * sizeof(float) * g.nodes().size());
              return d;
-           }, "The expanded tree's size and the bytes the solver's float32 regrets and strategies will take.")
+           }, "The expanded tree's size and the bytes the solver's float32 regrets and strategies will take "
+              "(solver_bytes_compressed: in 16 bits).")
       .def("node", [](const HoldemEndgame& g, int i) {
              check_node(g, i);
              const auto& n = g.node(i);
@@ -165,6 +169,14 @@ void bind_holdem_endgame(py::module_& m) {
              const auto& n = g.node(node);
              if (n.kind != BettingTree::kFold && n.kind != BettingTree::kShowdown) throw py::value_error("node " + std::to_string(node) + " is not terminal");
              std::vector<double> reach = to_double_vector(opp_reach, {g.num_hands(1 - player)}, "opp_reach");
+             // Reach is a range weight in [0, 1] times probabilities. Anything else (NaN, infinities,
+             // negatives, sums that overflow) would come back as values that look like numbers, so
+             // it is refused.
+             for (size_t h = 0; h < reach.size(); ++h) {
+               if (!(reach[h] >= 0 && reach[h] <= 1)) {
+                 throw py::value_error("opp_reach must lie in [0, 1], entry " + std::to_string(h) + " is " + std::to_string(reach[h]));
+               }
+             }
              // A dealt card's hands get no reach below it, as the solvers pass them.
              for (int8_t c : n.dealt) {
                if (c >= 0) for (int32_t h : g.hands_with_card(1 - player, c)) reach[h] = 0;
@@ -186,15 +198,17 @@ void bind_holdem_endgame(py::module_& m) {
 
   py::class_<HoldemSolver>(m, "HoldemSolver",
                            "A full-game solver on a HoldemEndgame (csrc/solvers/holdem_cfr.h): cfr, cfr+, lcfr, dcfr "
-                           "or dcfr-pfs, float32 storage, threads over the first street's dealt cards.")
-      .def(py::init([](std::shared_ptr<HoldemEndgame> game, const std::string& algorithm, int threads) {
+                           "or dcfr-pfs, float32 (or 16-bit) storage, threads over the first street's dealt cards.")
+      .def(py::init([](std::shared_ptr<HoldemEndgame> game, const std::string& algorithm, int threads, bool compressed) {
              const auto& g = require(game, "game");
              (void)g;
              const auto a = holdem::parse_holdem_algorithm(algorithm);
              py::gil_scoped_release release;
-             return std::make_unique<HoldemSolver>(game, a, threads);
+             return std::make_unique<HoldemSolver>(game, a, threads, compressed);
            }),
-           py::arg("game"), py::arg("algorithm") = "dcfr", py::arg("threads") = 1)
+           py::arg("game"), py::arg("algorithm") = "dcfr", py::arg("threads") = 1, py::arg("compressed") = false,
+           "compressed=True keeps regrets and strategies in 16 bits with a float32 scale per node (half the memory).")
+      .def_property_readonly("compressed", &HoldemSolver::compressed)
       .def_property_readonly("iterations", &HoldemSolver::iterations)
       .def_property_readonly("algorithm", [](const HoldemSolver& s) { return holdem::holdem_algorithm_name(s.algorithm()); })
       .def_property_readonly("threads", &HoldemSolver::threads)

@@ -41,8 +41,8 @@ size_t scratch_bound(const BettingTree& t, int action) {
   size_t below = 0;
   for (int i = 0; i < t.num_children(action); ++i) below = std::max(below, scratch_bound(t, t.child(action, i)));
   switch (t.kind[action]) {
-    case BettingTree::kDecision:
-      return below + 2 * static_cast<size_t>(t.num_children(action)) + 4;
+    case BettingTree::kDecision:  // sigma, values (and the decoded regrets and strategy, compressed)
+      return below + 4 * static_cast<size_t>(t.num_children(action)) + 4;
     case BettingTree::kChance:
       return below + 52 + 3;
     default:
@@ -111,8 +111,10 @@ REBEL_SIMD_CLONES void update_row(float* regret, float* cumulative, const float*
   for (int h = 0; h < hands; ++h) cumulative[h] = cumulative[h] * strat + own_reach[h] * sigma[h];
 }
 
-template <class T>
-void normalise_average(const float* cumulative, int actions, int hands, T* sigma) {
+// The average strategy from the cumulative one (float32, or 16-bit codes: one scale per node,
+// which normalising cancels).
+template <class C, class T>
+void normalise_average(const C* cumulative, int actions, int hands, T* sigma) {
   for (int h = 0; h < hands; ++h) {
     double total = 0;
     for (int a = 0; a < actions; ++a) total += cumulative[static_cast<size_t>(a) * hands + h];
@@ -121,6 +123,51 @@ void normalise_average(const float* cumulative, int actions, int hands, T* sigma
       sigma[i] = total > 0 ? static_cast<T>(cumulative[i] / total) : static_cast<T>(1.0 / actions);
     }
   }
+}
+
+// 16-bit storage (postflop-solver's compression): a node's regrets as int16 codes of
+// max|regret| / 32767, its cumulative strategy as uint16 codes of max / 65535, rounded to the
+// nearest code; the scale is kept per node in float32.
+REBEL_SIMD_CLONES void decode(const int16_t* codes, float scale, size_t n, float* out) {
+  for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(codes[i]) * scale;
+}
+
+REBEL_SIMD_CLONES void decode(const uint16_t* codes, float scale, size_t n, float* out) {
+  for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(codes[i]) * scale;
+}
+
+// Rounding half away from zero by a select and a truncation, so the loops vectorise.
+REBEL_SIMD_CLONES float encode(const float* values, size_t n, int16_t* codes) {
+  float top = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const float a = std::fabs(values[i]);
+    top = a > top ? a : top;
+  }
+  if (!(top > 0)) {
+    std::fill(codes, codes + n, int16_t{0});
+    return 0;
+  }
+  const float to_code = 32767.0f / top;
+  for (size_t i = 0; i < n; ++i) {
+    const float v = values[i] * to_code;
+    codes[i] = static_cast<int16_t>(static_cast<int32_t>(v + (v >= 0 ? 0.5f : -0.5f)));
+  }
+  return top / 32767.0f;
+}
+
+REBEL_SIMD_CLONES float encode(const float* values, size_t n, uint16_t* codes) {
+  float top = 0;
+  for (size_t i = 0; i < n; ++i) top = values[i] > top ? values[i] : top;
+  if (!(top > 0)) {
+    std::fill(codes, codes + n, uint16_t{0});
+    return 0;
+  }
+  const float to_code = 65535.0f / top;
+  for (size_t i = 0; i < n; ++i) {
+    const float v = values[i] > 0 ? values[i] * to_code : 0.0f;  // cumulative strategies are >= 0
+    codes[i] = static_cast<uint16_t>(static_cast<int32_t>(v + 0.5f));
+  }
+  return top / 65535.0f;
 }
 
 // The card a chance node's child deals: the later of its dealt cards.
@@ -154,13 +201,21 @@ struct HoldemSolver::Workspace {
   std::vector<double> scratch;
 };
 
-HoldemSolver::HoldemSolver(std::shared_ptr<const HoldemEndgame> game, HoldemAlgorithm algorithm, int threads)
-    : game_(std::move(game)), algorithm_(algorithm), threads_(threads) {
+HoldemSolver::HoldemSolver(std::shared_ptr<const HoldemEndgame> game, HoldemAlgorithm algorithm, int threads,
+                           bool compressed)
+    : game_(std::move(game)), algorithm_(algorithm), threads_(threads), compressed_(compressed) {
   if (!game_) throw std::invalid_argument("the hold'em solver needs a game");
   if (threads < 1 || threads > 256) throw std::invalid_argument("threads must be in 1..256, got " + std::to_string(threads));
   const size_t values = static_cast<size_t>(game_->size().storage_values);
-  regrets_.assign(values, 0.0f);
-  strategy_.assign(values, 0.0f);
+  if (compressed_) {
+    regret_codes_.assign(values, 0);
+    strategy_codes_.assign(values, 0);
+    regret_scale_.assign(game_->nodes().size(), 0.0f);
+    strategy_scale_.assign(game_->nodes().size(), 0.0f);
+  } else {
+    regrets_.assign(values, 0.0f);
+    strategy_.assign(values, 0.0f);
+  }
   lock_of_.assign(game_->nodes().size(), -1);
   const size_t hands = static_cast<size_t>(std::max(game_->num_hands(0), game_->num_hands(1))) + 16;
   const size_t bound = (scratch_bound(game_->betting(), 0) + 4) * hands;
@@ -303,8 +358,18 @@ void HoldemSolver::cfr(int node_index, int player, const float* opp_reach, const
   const int actions = node.num_children;
   const size_t mark = ws.f.mark();
   if (node.player == player) {
-    float* regrets = regrets_.data() + node.storage;
-    float* cumulative = strategy_.data() + node.storage;
+    const size_t n = static_cast<size_t>(actions) * hands;
+    float* regrets;
+    float* cumulative;
+    if (compressed_) {
+      regrets = ws.f.alloc(n);
+      cumulative = ws.f.alloc(n);
+      decode(regret_codes_.data() + node.storage, regret_scale_[node_index], n, regrets);
+      decode(strategy_codes_.data() + node.storage, strategy_scale_[node_index], n, cumulative);
+    } else {
+      regrets = regrets_.data() + node.storage;
+      cumulative = strategy_.data() + node.storage;
+    }
     float* sigma = ws.f.alloc(static_cast<size_t>(actions) * hands);
     float* values = ws.f.alloc(static_cast<size_t>(actions) * hands);
     float* child_own = ws.f.alloc(hands);
@@ -327,8 +392,20 @@ void HoldemSolver::cfr(int node_index, int player, const float* opp_reach, const
       update_row(regrets + row, cumulative + row, sigma + row, values + row, out, own_reach, hands, pos_, neg_, strat_,
                  floor_regrets_);
     }
+    if (compressed_ && lock < 0) {
+      regret_scale_[node_index] = encode(regrets, n, regret_codes_.data() + node.storage);
+      strategy_scale_[node_index] = encode(cumulative, n, strategy_codes_.data() + node.storage);
+    }
   } else {
-    const float* regrets = regrets_.data() + node.storage;
+    const float* regrets;
+    if (compressed_) {
+      float* decoded = ws.f.alloc(static_cast<size_t>(actions) * opp_hands);
+      decode(regret_codes_.data() + node.storage, regret_scale_[node_index], static_cast<size_t>(actions) * opp_hands,
+             decoded);
+      regrets = decoded;
+    } else {
+      regrets = regrets_.data() + node.storage;
+    }
     float* sigma = ws.f.alloc(static_cast<size_t>(actions) * opp_hands);
     float* child_opp = ws.f.alloc(opp_hands);
     float* v = ws.f.alloc(hands);
@@ -472,7 +549,11 @@ void HoldemSolver::average_into(int node_index, T* sigma) const {
     std::copy(locks_[lock].begin(), locks_[lock].end(), sigma);
     return;
   }
-  normalise_average(strategy_.data() + node.storage, node.num_children, game_->num_hands(node.player), sigma);
+  if (compressed_) {
+    normalise_average(strategy_codes_.data() + node.storage, node.num_children, game_->num_hands(node.player), sigma);
+  } else {
+    normalise_average(strategy_.data() + node.storage, node.num_children, game_->num_hands(node.player), sigma);
+  }
 }
 
 std::vector<float> HoldemSolver::average_strategy(int node_index) const {
@@ -592,7 +673,13 @@ std::vector<float> HoldemSolver::current_strategy(int node_index) const {
   const int hands = game_->num_hands(node.player);
   std::vector<float> sigma(static_cast<size_t>(node.num_children) * hands);
   std::vector<float> sums(2 * static_cast<size_t>(hands));
-  regret_match(regrets_.data() + node.storage, node.num_children, hands, sigma.data(), sums.data());
+  if (compressed_) {
+    std::vector<float> regrets(sigma.size());
+    decode(regret_codes_.data() + node.storage, regret_scale_[node_index], regrets.size(), regrets.data());
+    regret_match(regrets.data(), node.num_children, hands, sigma.data(), sums.data());
+  } else {
+    regret_match(regrets_.data() + node.storage, node.num_children, hands, sigma.data(), sums.data());
+  }
   return sigma;
 }
 

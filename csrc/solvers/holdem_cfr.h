@@ -44,15 +44,23 @@ std::string holdem_algorithm_name(HoldemAlgorithm a);
 
 class HoldemSolver {
  public:
-  HoldemSolver(std::shared_ptr<const HoldemEndgame> game, HoldemAlgorithm algorithm, int threads);
+  // compressed: regrets and cumulative strategies in 16 bits with one float32 scale per node
+  // (postflop-solver's compression: half the memory, decoded and re-encoded at every update).
+  HoldemSolver(std::shared_ptr<const HoldemEndgame> game, HoldemAlgorithm algorithm, int threads,
+               bool compressed = false);
   ~HoldemSolver();
 
   const HoldemEndgame& game() const { return *game_; }
   HoldemAlgorithm algorithm() const { return algorithm_; }
   int threads() const { return threads_; }
   int iterations() const { return iterations_; }
-  // Bytes of the regret and strategy storage.
-  int64_t storage_bytes() const { return static_cast<int64_t>((regrets_.size() + strategy_.size()) * sizeof(float)); }
+  bool compressed() const { return compressed_; }
+  // Bytes of the regret and strategy storage (with the per-node scales where compressed).
+  int64_t storage_bytes() const {
+    return static_cast<int64_t>((regrets_.size() + strategy_.size()) * sizeof(float) +
+                                (regret_codes_.size() + strategy_codes_.size()) * sizeof(uint16_t) +
+                                (regret_scale_.size() + strategy_scale_.size()) * sizeof(float));
+  }
 
   // Runs n iterations (stops early, between iterations, when *cancel becomes true).
   void iterate(int n, const std::atomic<bool>* cancel = nullptr);
@@ -102,7 +110,11 @@ class HoldemSolver {
   HoldemAlgorithm algorithm_;
   int threads_;
   int iterations_ = 0;
-  std::vector<float> regrets_, strategy_;
+  bool compressed_ = false;
+  std::vector<float> regrets_, strategy_;         // float32 storage (empty where compressed)
+  std::vector<int16_t> regret_codes_;             // 16-bit storage (empty unless compressed)
+  std::vector<uint16_t> strategy_codes_;
+  std::vector<float> regret_scale_, strategy_scale_;  // per node: value of one code
   float pos_ = 1, neg_ = 1, strat_ = 1;
   bool floor_regrets_ = false;
   std::vector<std::unique_ptr<Workspace>> workspaces_;

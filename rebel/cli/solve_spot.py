@@ -27,6 +27,9 @@ def add_spot_args(p: argparse.ArgumentParser) -> None:
                    help="--spot: stop at this exploitability, chips or percent of the starting pot, e.g. 0.5%% "
                         "(default none: run --iters)")
     h.add_argument("--threads", type=int_arg, metavar="N", help="--spot: threads (default 1)")
+    h.add_argument("--compress", action="store_true", default=None,
+                   help="--spot: keep regrets and strategies in 16 bits with a scale per node, half the memory "
+                        "(default float32)")
     h.add_argument("--check-every", type=int_arg, metavar="N",
                    help="--spot: measure the exact exploitability every N iterations (default 10)")
     h.add_argument("--node", action="append", metavar="LINE",
@@ -47,7 +50,8 @@ def add_spot_args(p: argparse.ArgumentParser) -> None:
 
 def spot_only_flags(args: argparse.Namespace) -> list[tuple[str, Any]]:
     """The flags that apply to --spot only, with their values."""
-    return [("--target", args.target), ("--threads", args.threads), ("--check-every", args.check_every),
+    return [("--target", args.target), ("--threads", args.threads), ("--compress", args.compress),
+            ("--check-every", args.check_every),
             ("--node", args.node), ("--export-json", args.export_json), ("--grid-png", args.grid_png),
             ("--lock", args.lock), ("--lock-file", args.lock_file)]
 
@@ -106,8 +110,10 @@ def _print_size(args: argparse.Namespace, spot: Spot, game: _core.HoldemEndgame)
     print(f"{'hands':<15} OOP {game.num_hands(0)}, IP {game.num_hands(1)}")
     print(f"{'tree':<15} {size['decision_nodes']} decision nodes, {size['chance_nodes']} chance nodes, "
           f"{size['terminal_nodes']} terminal nodes, {size['infosets']} information sets")
-    print(f"{'memory':<15} {_mb(size['solver_bytes'] + size['tree_bytes'])}: solver {_mb(size['solver_bytes'])} "
-          f"(float32 regrets and strategies), tree {_mb(size['tree_bytes'])}", flush=True)
+    solver = size["solver_bytes_compressed"] if args.compress else size["solver_bytes"]
+    kind = "16-bit" if args.compress else "float32"
+    print(f"{'memory':<15} {_mb(solver + size['tree_bytes'])}: solver {_mb(solver)} "
+          f"({kind} regrets and strategies), tree {_mb(size['tree_bytes'])}", flush=True)
 
 
 def run_spot(args: argparse.Namespace) -> int:
@@ -145,7 +151,7 @@ def run_spot(args: argparse.Namespace) -> int:
     if not args.json:
         _print_size(args, spot, game)
     progress = bool(args.progress if args.progress is not None else True)
-    engine = _core.HoldemSolver(game, solver, threads)
+    engine = _core.HoldemSolver(game, solver, threads, bool(args.compress))
     result: SpotSolveResult
     if locks and not all(lock.complete for lock in locks):
         # hands a lock leaves keep the solver's strategy: solve first, as PioSOLVER users do
@@ -175,7 +181,8 @@ def run_spot(args: argparse.Namespace) -> int:
         print_json(summary)
         return 0
     rows = [
-        ("solver", f"{solver}, {result.iterations} iterations, {threads} thread{'s' if threads > 1 else ''}"),
+        ("solver", f"{solver}, {result.iterations} iterations, {threads} thread{'s' if threads > 1 else ''}"
+                   + (", 16-bit storage" if result.compressed else "")),
         ("exploitability", f"{result.exploitability:.6g} chips = {result.exploitability_pct:.4f}% of the pot "
                            f"{spot.pot}" + (" (of the rest of the game: locked nodes keep their strategy)"
                                             if locks else "")),

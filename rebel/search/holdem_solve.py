@@ -41,13 +41,15 @@ class SpotSolveResult:
     pot: int
     size: dict[str, int]
     curve: list[tuple[int, float]] = field(default_factory=list)  # (iterations, chips)
+    compressed: bool = False  # regrets and strategies in 16 bits
 
     def summary(self) -> dict[str, Any]:
         """A JSON-ready dict."""
         return {"solver": self.solver, "threads": self.threads, "iterations": self.iterations,
                 "exploitability": self.exploitability, "exploitability_pct": self.exploitability_pct,
                 "br_values": list(self.br_values), "values": list(self.values), "seconds": self.seconds,
-                "pot": self.pot, "size": self.size, "curve": [list(p) for p in self.curve]}
+                "pot": self.pot, "size": self.size, "compressed": self.compressed,
+                "curve": [list(p) for p in self.curve]}
 
 
 def parse_target(text: str, pot: float) -> float:
@@ -64,14 +66,15 @@ def parse_target(text: str, pot: float) -> float:
 
 def solve_spot(spot: Spot, solver: str = "dcfr", iterations: int = 1000, target: float | None = None,
                threads: int = 1, check_every: int = 10, progress: bool = False,
-               game: _core.HoldemEndgame | None = None,
-               engine: _core.HoldemSolver | None = None) -> tuple[_core.HoldemSolver, SpotSolveResult]:
+               game: _core.HoldemEndgame | None = None, engine: _core.HoldemSolver | None = None,
+               compressed: bool = False) -> tuple[_core.HoldemSolver, SpotSolveResult]:
     """Solves ``spot`` for at most ``iterations`` iterations, stopping at the first check whose
     exploitability is at most ``target`` chips (None: run them all). Returns the solver (its
     strategies) and the result. ``game``: the spot's expanded game if already built.
     ``engine``: a solver of ``game`` to go on with (e.g. after locking nodes: the rest is
-    solved, the exploitability is the rest's) for at most ``iterations`` more; ``solver`` and
-    ``threads`` are then its own."""
+    solved, the exploitability is the rest's) for at most ``iterations`` more; ``solver``,
+    ``threads`` and ``compressed`` are then its own. ``compressed``: regrets and strategies in
+    16 bits with a float32 scale per node (postflop-solver's compression: half the memory)."""
     if solver not in HOLDEM_SOLVERS:
         raise ValueError(f"unknown hold'em solver {solver!r} (choose from {', '.join(HOLDEM_SOLVERS)})")
     if iterations < 1 or check_every < 1:
@@ -81,9 +84,9 @@ def solve_spot(spot: Spot, solver: str = "dcfr", iterations: int = 1000, target:
     game = build_endgame(spot) if game is None else game
     started = time.perf_counter()
     if engine is None:
-        engine = _core.HoldemSolver(game, solver, threads)
+        engine = _core.HoldemSolver(game, solver, threads, compressed)
     else:
-        solver, threads = engine.algorithm, engine.threads
+        solver, threads, compressed = engine.algorithm, engine.threads, engine.compressed
     first = engine.iterations
     curve: list[tuple[int, float]] = []
     exploitability = float("inf")
@@ -103,7 +106,7 @@ def solve_spot(spot: Spot, solver: str = "dcfr", iterations: int = 1000, target:
     result = SpotSolveResult(solver=solver, threads=threads, iterations=engine.iterations,
                              exploitability=exploitability, exploitability_pct=100 * exploitability / spot.pot,
                              br_values=(br[0], br[1]), values=(values[0], values[1]), seconds=seconds, pot=spot.pot,
-                             size=dict(game.size()), curve=curve)
+                             size=dict(game.size()), curve=curve, compressed=compressed)
     log.info("%s: %d iterations, exploitability %.6g chips (%.4f%% of the pot) in %.2f s", solver,
              result.iterations, exploitability, result.exploitability_pct, seconds)
     return engine, result

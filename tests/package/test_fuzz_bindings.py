@@ -11,6 +11,7 @@ Torch-free, so the ASan/UBSan job of scripts/sanitize.sh runs it too. Seeds are 
 """
 from __future__ import annotations
 
+import itertools
 import math
 import struct
 import warnings
@@ -92,6 +93,24 @@ def as_valid_vector(x: Any, n: int, allow_zero_mass: bool = False) -> Optional[n
     return np.array(x, dtype=np.float64)
 
 
+def as_valid_reach(x: Any, n: int) -> Optional[np.ndarray]:
+    """As as_valid_vector, for a reach: every entry in [0, 1] (a weight times probabilities)."""
+    valid = as_valid_vector(x, n, allow_zero_mass=True)
+    return None if valid is None or np.any(valid > 1.0) else valid
+
+
+def call_with_reach(call, x: Any, valid: Optional[np.ndarray]) -> Any:
+    """The call's result, or None where it refused `x` with a user error; a refusal of a valid
+    reach or the acceptance of an invalid one fails the test."""
+    try:
+        got = call()
+    except USER_ERRORS:
+        assert valid is None, f"refused valid reach {x!r}"
+        return None
+    assert valid is not None, f"accepted invalid reach {x!r}"
+    return got
+
+
 def normalised(x: np.ndarray) -> np.ndarray:
     """x / sum(x), also where the sum overflows (scaled by the largest entry first)."""
     scaled = x / x.max()
@@ -156,15 +175,11 @@ def test_terminal_values_reach_is_checked(data):
     signs = np.where(np.outer(np.arange(4) == 3, np.arange(4) == 3), 1.0, -1.0)
     assert np.all(np.sign(unit) == signs)
     x = data.draw(vectors(4), label="opp_reach")
-    valid = as_valid_vector(x, 4, allow_zero_mass=True)
-    if valid is not None and np.any(valid > 1.0):
-        valid = None  # reach probabilities lie in [0, 1]
-    try:
-        got = LD14.terminal_values(history, 0, x)
-    except USER_ERRORS:
-        assert valid is None, f"refused valid reach {x!r}"
+    valid = as_valid_reach(x, 4)
+    got = call_with_reach(lambda: LD14.terminal_values(history, 0, x), x, valid)
+    if got is None:
         return
-    assert valid is not None, f"accepted invalid reach {x!r}"
+    assert valid is not None
     # Sums of +-reach cancel: the error scale is the total reach, not each value.
     np.testing.assert_allclose(got, unit @ valid, rtol=1e-12, atol=1e-12 * max(1e-300, float(valid.sum())))
 
@@ -492,3 +507,43 @@ def test_python_value_net_outputs_are_checked(kinds, game):
         game, lambda q: np.asarray(make_output(next(replayed), q, H), dtype=np.float64)))
     reference.run(len(kinds))
     np.testing.assert_array_equal(values, np.concatenate([reference.root_values(0), reference.root_values(1)]))
+
+
+# ------------------------------------------------------------------- hold'em endgames
+
+
+def _river_endgame() -> Any:
+    """A river spot on a 6-rank, 3-suit deck (board 4h5c7d2c6d, 78 hands a player): OOP checks
+    (showdown for 50 each) or bets 50 that IP folds or calls (showdown for 100 each)."""
+    cards = [r * 4 + s for r in range(6) for s in range(3)]
+    board = _core.parse_cards("4h5c7d2c6d")
+    hands = np.array([h for h in itertools.combinations(cards, 2) if not set(h) & set(board)], np.int32)
+    weights = np.ones(len(hands))
+    tree = dict(kind=np.array([0, 3, 0, 2, 3], np.int8), player=np.array([0, -1, 1, 1, -1], np.int8),
+                street=np.full(5, 2, np.int8), child_start=np.array([0, 2, 2, 4, 4, 4], np.int32),
+                children=np.array([1, 2, 3, 4], np.int32),
+                invested=np.array([[50, 50], [50, 50], [100, 50], [100, 50], [100, 100]], np.float64),
+                labels=["", "check", "bet 50", "fold", "call"])
+    return _core.HoldemEndgame(board, cards, hands, weights, hands, weights, **tree)
+
+
+HOLDEM_RIVER = _river_endgame()
+
+
+@fuzz_settings(200)
+@given(data=st.data())
+def test_holdem_terminal_values_reach_is_checked(data):
+    # The linear showdown and fold sums against the dense pairwise oracle, or a refusal.
+    game = HOLDEM_RIVER
+    n = game.num_hands(1)
+    node = data.draw(st.sampled_from([1, 3, 4]), label="node")
+    x = data.draw(vectors(n), label="opp_reach")
+    valid = as_valid_reach(x, n)
+    got = call_with_reach(lambda: game.terminal_values(node, 0, x), x, valid)
+    if got is None:
+        return
+    assert valid is not None
+    expected = game.terminal_values(node, 0, valid, dense=True)
+    # Sums of +-reach cancel: the error scale is the total reach times the stake.
+    scale = 100.0 * max(1e-300, float(valid.sum()))
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12 * scale)

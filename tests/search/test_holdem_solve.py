@@ -76,6 +76,19 @@ def test_cli_json_is_one_object() -> None:
     assert (report["solver"], report["iterations"]) == ("dcfr-pfs", 20)
     assert [p[0] for p in report["curve"]] == [5, 10, 15, 20]
     assert report["size"]["infosets"] == 10810
+    assert report["compressed"] is False
+
+
+def test_cli_compress_prints_the_16_bit_memory_and_solves() -> None:
+    proc = run_cli("solve", "--spot", str(SPOTS / "river_example.yaml"), "--compress", "--iters", "40",
+                   "--check-every", "20", "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    assert "16-bit regrets and strategies" in proc.stdout
+    proc = run_cli("solve", "--spot", str(SPOTS / "river_example.yaml"), "--compress", "--iters", "40",
+                   "--check-every", "20", "--json")
+    report = json.loads(proc.stdout)
+    assert report["compressed"] is True and report["iterations"] == 40
+    assert report["exploitability_pct"] < 1.5  # the float32 solve reads about 1% of the pot at 40 iterations
 
 
 @pytest.mark.parametrize("args,message", [
@@ -85,6 +98,7 @@ def test_cli_json_is_one_object() -> None:
     (["--spot", str(SPOTS / "river_example.yaml"), "--solver", "fp"], "--solver fp does not apply to --spot"),
     (["--spot", str(SPOTS / "river_example.yaml"), "--threads", "0"], "--threads must be >= 1"),
     (["--game", "kuhn", "--target", "1"], "--target applies to --spot only"),
+    (["--game", "kuhn", "--compress"], "--compress applies to --spot only"),
     (["--game", "kuhn", "--solver", "dcfr-pfs"], "--solver dcfr-pfs applies to --spot only"),
 ])
 def test_cli_errors_are_one_line(args: list[str], message: str) -> None:

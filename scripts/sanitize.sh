@@ -27,7 +27,8 @@ JOBS=("$@")
 # Test selection per job. ASan/UBSan: games and trees, every solver (full game, CFR-D with the
 # zero, oracle, MLP and Python-callable nets, MCCFR, matrix games), test-time search and its
 # threaded evaluation, the MLP and conv-net forward passes and weight swap, PBS, policy I/O, self-play, the
-# thread-safety tests and the property-based fuzzing of the bindings. torch is not loaded
+# thread-safety tests, the property-based fuzzing of the bindings, hand ranks and the hold'em
+# endgame (linear showdown against its dense oracle, every solver, locking, per-hand results). torch is not loaded
 # under the sanitizers (an import of it fails, so tests that need it are skipped; weights
 # come from rebel.weights_io's numpy writer). TSan: the tests that run C++ threads.
 ASAN_TESTS=(
@@ -47,12 +48,16 @@ ASAN_TESTS=(
   tests/alphazero/test_alphazero_inference.py
   tests/nets/test_denormals.py
   tests/search/test_selfplay_reuse.py
+  tests/games/test_hand_rank.py
+  tests/games/test_holdem_endgame.py
+  tests/search/test_holdem_lock.py
+  tests/search/test_holdem_results.py
 )
 # Tests that run the CLI in a subprocess (their names say cli); not the folder tests/cli/, whose
 # test_bad_input.py is on the list above.
 ASAN_DESELECT="test_cli or _cli_ or slow"
 TSAN_TESTS=(tests/search/test_concurrency.py tests/search/test_search.py tests/alphazero/test_alphazero_inference.py
-            tests/search/test_selfplay_reuse.py)
+            tests/search/test_selfplay_reuse.py tests/games/test_holdem_endgame.py)
 TSAN_DESELECT="slow or not (thread or gil or concurren or swap)"
 
 build() {  # build KIND SANITIZE -> prints the directory to put on PYTHONPATH

@@ -873,7 +873,7 @@ class HoldemEndgame:
     """
     A hold'em endgame spot expanded over its dealt cards (csrc/games/holdem_endgame.h). Build it with rebel.games.holdem_endgame.build_endgame(spot); the constructor takes the betting tree's arrays.
     """
-    def __init__(self, board: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], deck: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], hands0: typing.Any, weights0: typing.Any, hands1: typing.Any, weights1: typing.Any, kind: typing.Any, player: typing.Any, street: typing.Any, child_start: typing.Any, children: typing.Any, invested: typing.Any, labels: collections.abc.Sequence[str]) -> None:
+    def __init__(self, board: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], deck: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], hands0: typing.Any, weights0: typing.Any, hands1: typing.Any, weights1: typing.Any, kind: typing.Any, player: typing.Any, street: typing.Any, child_start: typing.Any, children: typing.Any, invested: typing.Any, labels: collections.abc.Sequence[str], isomorphism: bool = False) -> None:
         ...
     def hands(self, player: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.int32]:
         """
@@ -881,7 +881,7 @@ class HoldemEndgame:
         """
     def node(self, node: typing.SupportsInt | typing.SupportsIndex) -> dict:
         """
-        One node of the expanded tree: kind, player, betting-tree node and label, children, board, chips in.
+        One node of the expanded tree: kind, player, betting-tree node and label, children, board, chips in, and the cards its deal stands for under suit isomorphism.
         """
     def num_hands(self, player: typing.SupportsInt | typing.SupportsIndex) -> int:
         ...
@@ -895,6 +895,11 @@ class HoldemEndgame:
         """
     def weights(self, player: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float64]:
         ...
+    @property
+    def isomorphism(self) -> bool:
+        """
+        Whether deals of suits the spot cannot tell apart share one subtree.
+        """
     @property
     def num_nodes(self) -> int:
         ...

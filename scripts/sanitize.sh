@@ -52,6 +52,7 @@ ASAN_TESTS=(
   tests/games/test_holdem_endgame.py
   tests/search/test_holdem_lock.py
   tests/search/test_holdem_results.py
+  tests/search/test_holdem_isomorphism.py
 )
 # Tests that run the CLI in a subprocess (their names say cli); not the folder tests/cli/, whose
 # test_bad_input.py is on the list above.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bindings/common.h"
+#include "games/holdem_cards.h"
 #include "games/holdem_endgame.h"
 #include "solvers/holdem_cfr.h"
 
@@ -96,8 +97,9 @@ void bind_holdem_endgame(py::module_& m) {
                        const py::object& weights0, const py::object& hands1, const py::object& weights1,
                        const py::object& kind, const py::object& player, const py::object& street,
                        const py::object& child_start, const py::object& children, const py::object& invested,
-                       const std::vector<std::string>& labels) {
+                       const std::vector<std::string>& labels, bool isomorphism) {
              holdem::EndgameSpec spec;
+             spec.isomorphism = isomorphism;
              spec.board = board;
              spec.deck = deck;
              spec.hands[0] = hands_of(hands0, "hands0");
@@ -118,7 +120,9 @@ void bind_holdem_endgame(py::module_& m) {
            }),
            py::arg("board"), py::arg("deck"), py::arg("hands0"), py::arg("weights0"), py::arg("hands1"),
            py::arg("weights1"), py::arg("kind"), py::arg("player"), py::arg("street"), py::arg("child_start"),
-           py::arg("children"), py::arg("invested"), py::arg("labels"))
+           py::arg("children"), py::arg("invested"), py::arg("labels"), py::arg("isomorphism") = false)
+      .def_property_readonly("isomorphism", [](const HoldemEndgame& g) { return g.spec().isomorphism; },
+                             "Whether deals of suits the spot cannot tell apart share one subtree.")
       .def("num_hands", [](const HoldemEndgame& g, int p) { check_player(p); return g.num_hands(p); }, py::arg("player"))
       .def("hands", [](const HoldemEndgame& g, int p) {
              check_player(p);
@@ -139,6 +143,7 @@ void bind_holdem_endgame(py::module_& m) {
              d["terminal_nodes"] = s.terminal_nodes;
              d["infosets"] = s.infosets;
              d["river_boards"] = s.river_boards;
+             d["isomorphic_deals"] = s.isomorphic_deals;
              d["storage_values"] = s.storage_values;
              d["tree_bytes"] = s.tree_bytes;
              d["solver_bytes"] = s.solver_bytes(4);
@@ -161,8 +166,16 @@ void bind_holdem_endgame(py::module_& m) {
              d["parent"] = n.parent;
              d["board"] = g.board_at(i);
              d["invested"] = std::vector<double>{g.invested(i, 0), g.invested(i, 1)};
+             // Suit isomorphism: the other cards this node's deal stands for (same rank).
+             std::vector<int> isomorphic;
+             const int dealt = n.dealt[1] >= 0 ? n.dealt[1] : n.dealt[0];
+             for (int s = 0; s < 4; ++s) {
+               if (g.isomorphic_suits(i) & (1u << s)) isomorphic.push_back(holdem::make_card(holdem::card_rank(dealt), s));
+             }
+             d["isomorphic"] = isomorphic;
              return d;
-           }, py::arg("node"), "One node of the expanded tree: kind, player, betting-tree node and label, children, board, chips in.")
+           }, py::arg("node"), "One node of the expanded tree: kind, player, betting-tree node and label, children, board, chips in, and "
+         "the cards its deal stands for under suit isomorphism.")
       .def("terminal_values", [](const HoldemEndgame& g, int node, int player, const py::object& opp_reach, bool dense) {
              check_node(g, node);
              check_player(player);

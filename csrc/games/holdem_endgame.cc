@@ -165,12 +165,49 @@ HoldemEndgame::HoldemEndgame(EndgameSpec spec) : spec_(std::move(spec)) {
     fail("the betting tree starts on street " + std::to_string(spec_.tree.street[0]) + " but a board of " +
          std::to_string(board_size) + " cards is street " + std::to_string(root_street));
   }
+  if (spec_.isomorphism) find_symmetric_suits();
   build(0, -1, 0, board_mask_, -1, -1);
+  if (spec_.isomorphism) iso_suits_.resize(nodes_.size(), 0);
   for (const auto& rt : river_tables_) {
     for (const auto& t : rt) size_.tree_bytes += static_cast<int64_t>(t.hand.size() * (2 * sizeof(int32_t) + 2));
   }
-  size_.tree_bytes += static_cast<int64_t>(nodes_.size() * sizeof(EndgameNode));
+  size_.tree_bytes += static_cast<int64_t>(nodes_.size() * sizeof(EndgameNode) + iso_suits_.size());
+  for (const auto& per_player : swapped_hands_) {
+    for (const auto& v : per_player) size_.tree_bytes += static_cast<int64_t>(v.size() * sizeof(int32_t));
+  }
   size_.river_boards = static_cast<int64_t>(river_tables_.size());
+}
+
+void HoldemEndgame::find_symmetric_suits() {
+  auto swap_card = [](int c, int a, int b) {
+    const int s = card_suit(c);
+    return make_card(card_rank(c), s == a ? b : s == b ? a : s);
+  };
+  for (int a = 0; a < 4; ++a) {
+    for (int b = a + 1; b < 4; ++b) {
+      const int pair = suit_pair(a, b);
+      bool symmetric = true;
+      for (int c : spec_.deck) symmetric = symmetric && (deck_mask_ & bit(swap_card(c, a, b)));
+      for (int p = 0; p < 2 && symmetric; ++p) {
+        std::vector<int32_t> index(52 * 52, -1);
+        const auto& hands = spec_.hands[p];
+        for (size_t h = 0; h < hands.size(); ++h) index[hands[h].c1 * 52 + hands[h].c2] = index[hands[h].c2 * 52 + hands[h].c1] = static_cast<int32_t>(h);
+        std::vector<int32_t> swapped(hands.size());
+        for (size_t h = 0; h < hands.size() && symmetric; ++h) {
+          const int32_t j = index[swap_card(hands[h].c1, a, b) * 52 + swap_card(hands[h].c2, a, b)];
+          // Weights come from the same range text for both suits, so they are equal exactly.
+          symmetric = j >= 0 && spec_.weights[p][j] == spec_.weights[p][h];
+          swapped[h] = j;
+        }
+        swapped_hands_[p][pair] = std::move(swapped);
+      }
+      symmetric_pair_[pair] = symmetric;
+      if (!symmetric) {
+        swapped_hands_[0][pair].clear();
+        swapped_hands_[1][pair].clear();
+      }
+    }
+  }
 }
 
 int HoldemEndgame::valid_hands(int player, int8_t dealt0, int8_t dealt1) const {
@@ -210,15 +247,43 @@ void HoldemEndgame::build(int slot, int parent, int action, uint64_t mask, int8_
     for (int i = 0; i < k; ++i) build(node.first_child + i, slot, t.child(action, i), mask, dealt0, dealt1);
   } else if (node.kind == BettingTree::kChance) {
     if (cards_on_board >= 5) fail(node_name(action) + " deals a card after the river");
+    // With isomorphism, each suit's stand-in: the lowest suit the spot cannot tell from it here.
+    int stand_in[4] = {0, 1, 2, 3};
+    if (spec_.isomorphism) {
+      uint64_t ranks_of[4] = {};
+      for (int c = 0; c < 52; ++c) {
+        if (mask & bit(c)) ranks_of[card_suit(c)] |= uint64_t{1} << card_rank(c);
+      }
+      for (int s = 1; s < 4; ++s) {
+        for (int a = 0; a < s; ++a) {
+          if (symmetric_pair_[suit_pair(a, s)] && ranks_of[a] == ranks_of[s]) {
+            stand_in[s] = a;
+            break;
+          }
+        }
+      }
+    }
     std::vector<int> cards;
+    uint8_t iso[52] = {};
     for (int c : spec_.deck) {
-      if (!(mask & bit(c))) cards.push_back(c);
+      if (mask & bit(c)) continue;
+      const int s = stand_in[card_suit(c)];
+      if (s == card_suit(c)) {
+        cards.push_back(c);
+      } else {
+        iso[make_card(card_rank(c), s)] |= static_cast<uint8_t>(1u << card_suit(c));
+        ++size_.isomorphic_deals;
+      }
     }
     ++size_.chance_nodes;
     node.num_children = static_cast<int>(cards.size());
     node.first_child = static_cast<int32_t>(nodes_.size());
     nodes_[slot] = node;
     nodes_.resize(nodes_.size() + cards.size());
+    if (spec_.isomorphism) {
+      iso_suits_.resize(nodes_.size(), 0);
+      for (size_t i = 0; i < cards.size(); ++i) iso_suits_[node.first_child + i] = iso[cards[i]];
+    }
     const int child = t.child(action, 0);
     for (size_t i = 0; i < cards.size(); ++i) {
       const int8_t c = static_cast<int8_t>(cards[i]);

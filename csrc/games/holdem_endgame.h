@@ -62,6 +62,11 @@ struct EndgameSpec {
   std::array<std::vector<HoleCards>, 2> hands;
   std::array<std::vector<double>, 2> weights;  // > 0, one per hand
   BettingTree tree;
+  // Suit isomorphism: a dealt card whose suit the spot cannot tell from a lower suit (the two
+  // suits hold the same ranks on the board so far, and swapping them maps the deck and both
+  // weighted ranges onto themselves) is not expanded; its subtree is the lower suit's with the
+  // two suits swapped, so its values are that child's with each hand read as its swapped hand.
+  bool isomorphism = false;
 };
 
 // One node of the expanded tree (betting node x dealt cards).
@@ -83,6 +88,7 @@ struct EndgameSize {
   int64_t infosets = 0;            // (decision node, hand of its actor that no card blocks)
   int64_t storage_values = 0;      // sum over decision nodes of actions x hands(actor)
   int64_t river_boards = 0;
+  int64_t isomorphic_deals = 0;    // chance outcomes not expanded: another child stands for them
   int64_t tree_bytes = 0;          // expanded nodes, showdown tables, hands
   int64_t solver_bytes(int bytes_per_value) const { return 2 * storage_values * bytes_per_value; }
 };
@@ -135,6 +141,19 @@ class HoldemEndgame {
   // Bit mask of the cards on the board at a node.
   uint64_t board_mask_at(int node) const;
 
+  // Suit isomorphism (EndgameSpec::isomorphism). For a chance node's child: bit s is set when the
+  // card of the same rank in suit s was dealt as this child, with suits swapped (0 when off).
+  uint8_t isomorphic_suits(int node) const { return iso_suits_.empty() ? 0 : iso_suits_[node]; }
+  // The player's hands with suits a and b swapped: index of the swapped hand for each hand
+  // (defined only for a pair the spot cannot tell apart, i.e. one that isomorphic_suits uses).
+  const std::vector<int32_t>& swapped_hands(int player, int suit_a, int suit_b) const {
+    return swapped_hands_[player][suit_pair(suit_a, suit_b)];
+  }
+  static int suit_pair(int a, int b) {  // 0..5 for a != b, either order
+    static constexpr int8_t kPair[4][4] = {{-1, 0, 1, 2}, {0, -1, 3, 4}, {1, 3, -1, 5}, {2, 4, 5, -1}};
+    return kPair[a][b];
+  }
+
  private:
   struct RiverTable {  // one player's unblocked hands on one river board, weakest first
     std::vector<int32_t> strength, hand;
@@ -156,6 +175,11 @@ class HoldemEndgame {
   std::array<std::array<std::vector<int32_t>, 64>, 2> hands_with_card_;
   std::array<std::vector<int32_t>, 2> same_hand_;
   std::array<std::vector<int32_t>, 2> spread_order_;  // hands ordered so neighbours share no card
+  // Which suit pairs swap the deck and both weighted ranges onto themselves (isomorphism only).
+  void find_symmetric_suits();
+  std::array<bool, 6> symmetric_pair_{};
+  std::array<std::array<std::vector<int32_t>, 6>, 2> swapped_hands_;
+  std::vector<uint8_t> iso_suits_;  // per node (isomorphism only)
   std::vector<std::array<RiverTable, 2>> river_tables_;
   std::unordered_map<uint64_t, int32_t> river_of_mask_;
 };

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "games/holdem_cards.h"
 #include "util/denormals.h"
 #include "util/simd.h"
 #include "util/spin_pool.h"
@@ -173,6 +174,21 @@ REBEL_SIMD_CLONES float encode(const float* values, size_t n, uint16_t* codes) {
 // The card a chance node's child deals: the later of its dealt cards.
 int dealt_card(const EndgameNode& child) { return child.dealt[1] >= 0 ? child.dealt[1] : child.dealt[0]; }
 
+// Suit isomorphism: adds to `out` the values of the deals a chance node's child stands for,
+// its own values `v` read at each hand's suit-swapped hand.
+template <class T>
+void add_isomorphic_deals(const HoldemEndgame& g, int child, int player, const T* v, T* out) {
+  const uint8_t suits = g.isomorphic_suits(child);
+  if (!suits) return;
+  const int own_suit = card_suit(dealt_card(g.node(child)));
+  const int hands = g.num_hands(player);
+  for (int s = 0; s < 4; ++s) {
+    if (!(suits & (1u << s))) continue;
+    const int32_t* swapped = g.swapped_hands(player, own_suit, s).data();
+    for (int h = 0; h < hands; ++h) out[h] += v[swapped[h]];
+  }
+}
+
 }  // namespace
 
 HoldemAlgorithm parse_holdem_algorithm(const std::string& name) {
@@ -340,13 +356,17 @@ void HoldemSolver::cfr(int node_index, int player, const float* opp_reach, const
         const size_t stride = static_cast<size_t>(hands + 16);
         pool_->run(static_cast<size_t>(k), [&](size_t i, int t) { child(static_cast<int>(i), t, values + i * stride, false); });
         std::fill(out, out + hands, 0.0f);
-        for (int i = 0; i < k; ++i) add(values + i * stride, hands, out);
+        for (int i = 0; i < k; ++i) {
+          add(values + i * stride, hands, out);
+          add_isomorphic_deals(g, node.first_child + i, player, values + i * stride, out);
+        }
       } else {
         float* v = ws.f.alloc(hands);
         std::fill(out, out + hands, 0.0f);
         for (int i = 0; i < k; ++i) {
           child(i, thread, v, may_fork);
           add(v, hands, out);
+          add_isomorphic_deals(g, node.first_child + i, player, v, out);
         }
       }
       ws.f.reset(mark);
@@ -459,12 +479,14 @@ void HoldemSolver::evaluate(int node_index, int player, Mode mode, const double*
         pool_->run(static_cast<size_t>(k), [&](size_t i, int t) { child(static_cast<int>(i), t, values + i * stride, false); });
         for (int i = 0; i < k; ++i) {
           for (int h = 0; h < hands; ++h) out[h] += values[i * stride + h];
+          add_isomorphic_deals(g, node.first_child + i, player, values + i * stride, out);
         }
       } else {
         double* v = ws.d.alloc(hands);
         for (int i = 0; i < k; ++i) {
           child(i, thread, v, may_fork);
           for (int h = 0; h < hands; ++h) out[h] += v[h];
+          add_isomorphic_deals(g, node.first_child + i, player, v, out);
         }
       }
       ws.d.reset(mark);
@@ -569,6 +591,11 @@ void HoldemSolver::lock(int node_index, const std::vector<float>& strategy) {
   if (node_index < 0 || node_index >= static_cast<int>(game_->nodes().size())) throw std::invalid_argument("node " + std::to_string(node_index) + " does not exist");
   const EndgameNode& node = game_->node(node_index);
   if (node.kind != BettingTree::kDecision) throw std::invalid_argument("node " + std::to_string(node_index) + " is not a decision: only decisions can be locked");
+  if (game_->spec().isomorphism) {
+    // A locked strategy need not treat the suits the isomorphism merges alike, and a lock above a
+    // deal would break the symmetry of the reach that the merged deals' values rely on.
+    throw std::invalid_argument("node locking needs the game built without suit isomorphism (isomorphism=False)");
+  }
   const int hands = game_->num_hands(node.player), actions = node.num_children;
   if (strategy.size() != static_cast<size_t>(actions) * hands) {
     throw std::invalid_argument("a strategy at node " + std::to_string(node_index) + " has " + std::to_string(actions) + " x " +

@@ -1,7 +1,8 @@
 // Full-game solvers on hold'em endgames (games/holdem_endgame.h): CFR, CFR+, linear CFR,
 // discounted CFR (and DCFR with postflop-solver's schedule), with alternating updates,
 // vectorised over each player's hands, float32 storage, threads over the chance outcomes of
-// the first dealt street; exact best response, exploitability and expected values in double.
+// the first dealt street, suit-isomorphic deals read off their stand-in's values where the game
+// merges them; exact best response, exploitability and expected values in double.
 //
 // Per decision node the solver keeps, for every action and every hand of the actor, the
 // cumulative regret and the cumulative strategy (the actor's reach-weighted strategy, so the
@@ -81,7 +82,8 @@ class HoldemSolver {
   // at this decision node in every iteration; its regrets there stay untouched and its average
   // there is the locked strategy. Best responses keep locked nodes locked, so exploitability
   // measures the rest of the game (the locked player's best response may deviate only
-  // elsewhere). std::invalid_argument for a non-decision node or a malformed strategy.
+  // elsewhere). std::invalid_argument for a non-decision node, a malformed strategy or a game
+  // built with suit isomorphism.
   void lock(int node, const std::vector<float>& strategy);
   void unlock(int node);
   std::vector<int> locked_nodes() const;

@@ -124,8 +124,13 @@ def _step(game: _core.HoldemEndgame, line: LineLike, steps: list[str], k: int, n
     card = _card(step)
     if card is not None:
         for c in info["children"]:
-            if game.node(c)["board"][-1] == card:
+            child = game.node(c)
+            if child["board"][-1] == card:
                 return [int(c)]
+            if card in child["isomorphic"]:
+                raise _no_match(line, steps, k, game, node,
+                                f"shares the subtree of {card_name(child['board'][-1])} (the game merges suits by "
+                                "isomorphism: name that card, or build the game with isomorphism=False)")
         why = "is on the board" if card in info["board"] else "is not a card dealt here"
         raise _no_match(line, steps, k, game, node, why)
     if not skip_cards:

@@ -67,21 +67,23 @@ def parse_target(text: str, pot: float) -> float:
 def solve_spot(spot: Spot, solver: str = "dcfr", iterations: int = 1000, target: float | None = None,
                threads: int = 1, check_every: int = 10, progress: bool = False,
                game: _core.HoldemEndgame | None = None, engine: _core.HoldemSolver | None = None,
-               compressed: bool = False) -> tuple[_core.HoldemSolver, SpotSolveResult]:
+               compressed: bool = False, isomorphism: bool = False) -> tuple[_core.HoldemSolver, SpotSolveResult]:
     """Solves ``spot`` for at most ``iterations`` iterations, stopping at the first check whose
     exploitability is at most ``target`` chips (None: run them all). Returns the solver (its
     strategies) and the result. ``game``: the spot's expanded game if already built.
     ``engine``: a solver of ``game`` to go on with (e.g. after locking nodes: the rest is
     solved, the exploitability is the rest's) for at most ``iterations`` more; ``solver``,
     ``threads`` and ``compressed`` are then its own. ``compressed``: regrets and strategies in
-    16 bits with a float32 scale per node (postflop-solver's compression: half the memory)."""
+    16 bits with a float32 scale per node (postflop-solver's compression: half the memory).
+    ``isomorphism``: build the game with suit isomorphism (:func:`build_endgame`) when no
+    ``game`` is given."""
     if solver not in HOLDEM_SOLVERS:
         raise ValueError(f"unknown hold'em solver {solver!r} (choose from {', '.join(HOLDEM_SOLVERS)})")
     if iterations < 1 or check_every < 1:
         raise ValueError(f"iterations and check_every must be >= 1, got {iterations} and {check_every}")
     if engine is not None and game is None:
         raise ValueError("solve_spot: an engine to go on with needs its game")
-    game = build_endgame(spot) if game is None else game
+    game = build_endgame(spot, isomorphism=isomorphism) if game is None else game
     started = time.perf_counter()
     if engine is None:
         engine = _core.HoldemSolver(game, solver, threads, compressed)

@@ -6,16 +6,17 @@ pot in exact exploitability on the shipped spots, the memory, and a showdown mic
         --json-out experiments/results/benchmarks/bench_holdem_solve_zen3.json
 
 Each run solves one spot from scratch in a fresh process (so its peak RSS is its own): the
-expanded game is built (``build_endgame``), the solver allocated (``--solver``, ``dcfr-pfs`` by
-default: postflop-solver's DCFR schedule), then iterated ``--check-every`` (10) iterations at a
-time with the exact exploitability after each block, as postflop-solver's ``solve`` checks it,
-until the last target is reached (or ``--max-iterations``). A target's seconds are those of the
-solve loop (iterations and checks) up to the first check at or under it; building and allocating
-are reported apart, and so are the seconds per iteration (checks included), which split a time
-ratio into iterations x speed. Figures are medians over ``--repeats`` runs; the load average
-before each run is recorded, and so are the CPU seconds other processes used during it (the
-machine's busy time from /proc/stat less the run's own); ``--wait-quiet`` waits before each run
-until the machine is idle (time it on a quiet machine).
+expanded game is built (``build_endgame``; ``--isomorphism``: with suit isomorphism), the solver
+allocated (``--solver``, ``dcfr-pfs`` by default: postflop-solver's DCFR schedule), then
+iterated ``--check-every`` (10) iterations at a time with the exact exploitability after each
+block, as postflop-solver's ``solve`` checks it, until the last target is reached (or
+``--max-iterations``). A target's seconds are those of the solve loop (iterations and checks) up to the
+first check at or under it; building and allocating are reported apart, and so are the seconds
+per iteration (checks included), which split a time ratio into iterations x speed. Figures are
+medians over ``--repeats`` runs; the load average before each run is recorded, and so are the
+CPU seconds other processes used during it (the machine's busy time from /proc/stat less the
+run's own); ``--wait-quiet`` waits before each run until the machine is idle (time it on a quiet
+machine).
 
 Spots: a shipped name (``turn_example``: rebel/configs/spots/turn_example.yaml), or a YAML path;
 ``NAME@uncapped`` drops the spot's raise cap (postflop-solver has none: ``teh@uncapped`` is the
@@ -123,12 +124,13 @@ def normalized_weights(game: _core.HoldemEndgame, player: int) -> np.ndarray:
 
 
 def solve_once(spec: str, threads: int, solver: str, targets_pct: list[float], max_iterations: int,
-               check_every: int, at_iterations: list[int], compressed: bool = False) -> dict[str, Any]:
+               check_every: int, at_iterations: list[int], compressed: bool = False,
+               isomorphism: bool = False) -> dict[str, Any]:
     """One solve of a spot (run in a fresh process): the figures of one run."""
     rss_start = _proc_status_bytes("VmRSS")
     spot = resolve_spot(spec)
     t0 = time.perf_counter()
-    game = build_endgame(spot)
+    game = build_endgame(spot, isomorphism=isomorphism)
     build_s = time.perf_counter() - t0
     t0 = time.perf_counter()
     engine = _core.HoldemSolver(game, solver, threads, compressed)
@@ -321,7 +323,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 busy = _busy_cpu_seconds()
                 with ctx.Pool(1) as pool:
                     one = pool.apply(solve_once, (spec, threads, args.solver, args.targets, args.max_iterations,
-                                                  args.check_every, args.at_iterations, args.compressed))
+                                                  args.check_every, args.at_iterations, args.compressed,
+                                                  args.isomorphism))
                 after = _busy_cpu_seconds()
                 one["load_average_before"] = load
                 one["waited_for_quiet_seconds"] = waited
@@ -344,7 +347,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     report: dict[str, Any] = {
         "benchmark": "holdem_solve", "cpu": cpu_name(), "logical_cpus": os.cpu_count(),
         "command": "python benchmarks/bench_holdem_solve.py " + " ".join(args.argv), "build": _build_description(),
-        "solver": args.solver, "compressed": args.compressed, "threads": args.threads, "repeats": args.repeats,
+        "solver": args.solver, "compressed": args.compressed, "isomorphism": args.isomorphism,
+        "threads": args.threads, "repeats": args.repeats,
         "targets": targets,
         "check_every": args.check_every, "max_iterations": args.max_iterations,
         "protocol": "one fresh process per run; the game built and the solver allocated before the clock starts; "
@@ -381,6 +385,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--solver", default="dcfr-pfs", choices=HOLDEM_SOLVERS)
     p.add_argument("--compressed", action="store_true",
                    help="regrets and strategies in 16 bits (HoldemSolver(compressed=True))")
+    p.add_argument("--isomorphism", action="store_true",
+                   help="build the games with suit isomorphism (build_endgame(isomorphism=True))")
     p.add_argument("--targets", type=float, nargs="+", default=[0.5, 0.1],
                    help="exploitability targets in percent of the pot (default 0.5 0.1)")
     p.add_argument("--max-iterations", type=int, default=5000)

@@ -42,8 +42,9 @@ size_t scratch_bound(const BettingTree& t, int action) {
   size_t below = 0;
   for (int i = 0; i < t.num_children(action); ++i) below = std::max(below, scratch_bound(t, t.child(action, i)));
   switch (t.kind[action]) {
-    case BettingTree::kDecision:  // sigma, values (and the decoded regrets and strategy, compressed)
-      return below + 4 * static_cast<size_t>(t.num_children(action)) + 4;
+    case BettingTree::kDecision:  // sigma, values, the decoded regrets and strategy (compressed), the
+                                  // children's reaches (forking over the actions)
+      return below + 5 * static_cast<size_t>(t.num_children(action)) + 4;
     case BettingTree::kChance:
       return below + 52 + 3;
     default:
@@ -233,6 +234,9 @@ HoldemSolver::HoldemSolver(std::shared_ptr<const HoldemEndgame> game, HoldemAlgo
     strategy_.assign(values, 0.0f);
   }
   lock_of_.assign(game_->nodes().size(), -1);
+  // A spot with no deal (the river) has no chance outcomes to spread the threads over: its root
+  // runs its actions' subtrees on the threads instead.
+  fork_actions_ = game_->size().chance_nodes == 0;
   const size_t hands = static_cast<size_t>(std::max(game_->num_hands(0), game_->num_hands(1))) + 16;
   const size_t bound = (scratch_bound(game_->betting(), 0) + 4) * hands;
   for (int t = 0; t < threads_; ++t) {
@@ -399,9 +403,20 @@ void HoldemSolver::cfr(int node_index, int player, const float* opp_reach, const
     } else {
       regret_match(regrets, actions, hands, sigma, ws.f.alloc(2 * static_cast<size_t>(hands)));
     }
-    for (int a = 0; a < actions; ++a) {
-      multiply(own_reach, sigma + static_cast<size_t>(a) * hands, hands, child_own);
-      cfr(node.first_child + a, player, opp_reach, child_own, values + static_cast<size_t>(a) * hands, thread, may_fork);
+    if (may_fork && fork_actions_ && pool_ && pool_->threads() > 1) {
+      float* child_owns = ws.f.alloc(static_cast<size_t>(actions) * hands);
+      for (int a = 0; a < actions; ++a) {
+        multiply(own_reach, sigma + static_cast<size_t>(a) * hands, hands, child_owns + static_cast<size_t>(a) * hands);
+      }
+      pool_->run(static_cast<size_t>(actions), [&](size_t a, int t) {
+        FlushDenormalsScope flush;  // on a pool worker as on the caller
+        cfr(node.first_child + static_cast<int>(a), player, opp_reach, child_owns + a * hands, values + a * hands, t, false);
+      });
+    } else {
+      for (int a = 0; a < actions; ++a) {
+        multiply(own_reach, sigma + static_cast<size_t>(a) * hands, hands, child_own);
+        cfr(node.first_child + a, player, opp_reach, child_own, values + static_cast<size_t>(a) * hands, thread, may_fork);
+      }
     }
     std::fill(out, out + hands, 0.0f);
     for (int a = 0; a < actions; ++a) {
@@ -436,10 +451,24 @@ void HoldemSolver::cfr(int node_index, int player, const float* opp_reach, const
       regret_match(regrets, actions, opp_hands, sigma, ws.f.alloc(2 * static_cast<size_t>(opp_hands)));
     }
     std::fill(out, out + hands, 0.0f);
-    for (int a = 0; a < actions; ++a) {
-      multiply(opp_reach, sigma + static_cast<size_t>(a) * opp_hands, opp_hands, child_opp);
-      cfr(node.first_child + a, player, child_opp, own_reach, v, thread, may_fork);
-      add(v, hands, out);
+    if (may_fork && fork_actions_ && pool_ && pool_->threads() > 1) {
+      float* child_opps = ws.f.alloc(static_cast<size_t>(actions) * opp_hands);
+      float* vs = ws.f.alloc(static_cast<size_t>(actions) * hands);
+      for (int a = 0; a < actions; ++a) {
+        const size_t row = static_cast<size_t>(a) * opp_hands;
+        multiply(opp_reach, sigma + row, opp_hands, child_opps + row);
+      }
+      pool_->run(static_cast<size_t>(actions), [&](size_t a, int t) {
+        FlushDenormalsScope flush;
+        cfr(node.first_child + static_cast<int>(a), player, child_opps + a * opp_hands, own_reach, vs + a * hands, t, false);
+      });
+      for (int a = 0; a < actions; ++a) add(vs + static_cast<size_t>(a) * hands, hands, out);
+    } else {
+      for (int a = 0; a < actions; ++a) {
+        multiply(opp_reach, sigma + static_cast<size_t>(a) * opp_hands, opp_hands, child_opp);
+        cfr(node.first_child + a, player, child_opp, own_reach, v, thread, may_fork);
+        add(v, hands, out);
+      }
     }
   }
   ws.f.reset(mark);
@@ -499,8 +528,14 @@ void HoldemSolver::evaluate(int node_index, int player, Mode mode, const double*
   const size_t mark = ws.d.mark();
   if (node.player == player) {
     double* values = ws.d.alloc(static_cast<size_t>(actions) * hands);
-    for (int a = 0; a < actions; ++a) {
-      evaluate(node.first_child + a, player, mode, opp_reach, values + static_cast<size_t>(a) * hands, thread, may_fork);
+    if (may_fork && fork_actions_ && pool_ && pool_->threads() > 1) {
+      pool_->run(static_cast<size_t>(actions), [&](size_t a, int t) {
+        evaluate(node.first_child + static_cast<int>(a), player, mode, opp_reach, values + a * hands, t, false);
+      });
+    } else {
+      for (int a = 0; a < actions; ++a) {
+        evaluate(node.first_child + a, player, mode, opp_reach, values + static_cast<size_t>(a) * hands, thread, may_fork);
+      }
     }
     if (mode == Mode::kBestResponse && lock_of_[node_index] < 0) {
       std::copy(values, values + hands, out);
@@ -520,11 +555,21 @@ void HoldemSolver::evaluate(int node_index, int player, Mode mode, const double*
     double* v = ws.d.alloc(hands);
     average_into(node_index, sigma);
     std::fill(out, out + hands, 0.0);
-    for (int a = 0; a < actions; ++a) {
-      const double* s = sigma + static_cast<size_t>(a) * opp_hands;
-      for (int h = 0; h < opp_hands; ++h) child_opp[h] = opp_reach[h] * s[h];
-      evaluate(node.first_child + a, player, mode, child_opp, v, thread, may_fork);
-      for (int h = 0; h < hands; ++h) out[h] += v[h];
+    if (may_fork && fork_actions_ && pool_ && pool_->threads() > 1) {
+      double* child_opps = ws.d.alloc(static_cast<size_t>(actions) * opp_hands);
+      double* vs = ws.d.alloc(static_cast<size_t>(actions) * hands);
+      for (size_t i = 0; i < static_cast<size_t>(actions) * opp_hands; ++i) child_opps[i] = opp_reach[i % opp_hands] * sigma[i];
+      pool_->run(static_cast<size_t>(actions), [&](size_t a, int t) {
+        evaluate(node.first_child + static_cast<int>(a), player, mode, child_opps + a * opp_hands, vs + a * hands, t, false);
+      });
+      for (size_t i = 0; i < static_cast<size_t>(actions) * hands; ++i) out[i % hands] += vs[i];
+    } else {
+      for (int a = 0; a < actions; ++a) {
+        const double* s = sigma + static_cast<size_t>(a) * opp_hands;
+        for (int h = 0; h < opp_hands; ++h) child_opp[h] = opp_reach[h] * s[h];
+        evaluate(node.first_child + a, player, mode, child_opp, v, thread, may_fork);
+        for (int h = 0; h < hands; ++h) out[h] += v[h];
+      }
     }
   }
   ws.d.reset(mark);

@@ -1,8 +1,9 @@
 // Full-game solvers on hold'em endgames (games/holdem_endgame.h): CFR, CFR+, linear CFR,
 // discounted CFR (and DCFR with postflop-solver's schedule), with alternating updates,
 // vectorised over each player's hands, float32 storage, threads over the chance outcomes of
-// the first dealt street, suit-isomorphic deals read off their stand-in's values where the game
-// merges them; exact best response, exploitability and expected values in double.
+// the first dealt street (over the root's actions where nothing is dealt), suit-isomorphic
+// deals read off their stand-in's values where the game merges them; exact best response,
+// exploitability and expected values in double.
 //
 // Per decision node the solver keeps, for every action and every hand of the actor, the
 // cumulative regret and the cumulative strategy (the actor's reach-weighted strategy, so the
@@ -119,6 +120,7 @@ class HoldemSolver {
   std::vector<float> regret_scale_, strategy_scale_;  // per node: value of one code
   float pos_ = 1, neg_ = 1, strat_ = 1;
   bool floor_regrets_ = false;
+  bool fork_actions_ = false;  // threads over the root's actions (spots without a deal)
   std::vector<std::unique_ptr<Workspace>> workspaces_;
   std::vector<int32_t> lock_of_;               // per node: index into locks_, or -1
   std::vector<std::vector<float>> locks_;

@@ -230,15 +230,17 @@ def test_every_solver_converges_on_a_river_spot(algorithm: str) -> None:
     assert br[0] >= avg[0] - 1e-9 and br[1] >= avg[1] - 1e-9
 
 
-def test_one_and_two_threads_give_the_same_numbers() -> None:
-    board = _core.parse_cards("Td9d6hQc")
-    full = all_hands(board, deck())
+@pytest.mark.parametrize("board, streets, compressed", [("Td9d6hQc", 2, False), ("Td9d6hQc", 2, True),
+                                                         ("Td9d6hQc2s", 1, False), ("Td9d6hQc2s", 1, True)])
+def test_one_and_two_threads_give_the_same_numbers(board: str, streets: int, compressed: bool) -> None:
+    """Threads over the river cards on the turn, over the root's actions on the river (no deal)."""
+    full = all_hands(_core.parse_cards(board), deck())
     rng = np.random.default_rng(1)
     hands = (full[rng.choice(len(full), 120, replace=False)], full[rng.choice(len(full), 150, replace=False)])
-    game = endgame("Td9d6hQc", 2, hands=hands)
+    game = endgame(board, streets, hands=hands)
     results = []
     for threads in (1, 2):
-        solver = _core.HoldemSolver(game, "dcfr", threads)
+        solver = _core.HoldemSolver(game, "dcfr", threads, compressed)
         solver.iterate(15)
         results.append((solver.exploitability(), solver.average_strategy(0), solver.current_strategy(0)))
     assert results[0][0] == results[1][0]

@@ -957,6 +957,11 @@ class HoldemSolver:
     def compressed(self) -> bool:
         ...
     @property
+    def game(self) -> HoldemEndgame:
+        """
+        The HoldemEndgame it solves (the same Python object it was built with).
+        """
+    @property
     def iterations(self) -> int:
         ...
     @property

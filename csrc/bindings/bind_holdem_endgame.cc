@@ -221,6 +221,8 @@ void bind_holdem_endgame(py::module_& m) {
            }),
            py::arg("game"), py::arg("algorithm") = "dcfr", py::arg("threads") = 1, py::arg("compressed") = false,
            "compressed=True keeps regrets and strategies in 16 bits with a float32 scale per node (half the memory).")
+      .def_property_readonly("game", [](const HoldemSolver& s) { return std::const_pointer_cast<HoldemEndgame>(s.shared_game()); },
+                             "The HoldemEndgame it solves (the same Python object it was built with).")
       .def_property_readonly("compressed", &HoldemSolver::compressed)
       .def_property_readonly("iterations", &HoldemSolver::iterations)
       .def_property_readonly("algorithm", [](const HoldemSolver& s) { return holdem::holdem_algorithm_name(s.algorithm()); })

@@ -383,21 +383,21 @@ void HoldemSolver::cfr(int node_index, int player, const float* opp_reach, const
   const size_t mark = ws.f.mark();
   if (node.player == player) {
     const size_t n = static_cast<size_t>(actions) * hands;
-    float* regrets;
-    float* cumulative;
-    if (compressed_) {
+    const int32_t lock = lock_of_[node_index];
+    float* regrets = nullptr;  // a locked node neither reads nor updates its regrets and strategy
+    float* cumulative = nullptr;
+    if (lock < 0 && compressed_) {
       regrets = ws.f.alloc(n);
       cumulative = ws.f.alloc(n);
       decode(regret_codes_.data() + node.storage, regret_scale_[node_index], n, regrets);
       decode(strategy_codes_.data() + node.storage, strategy_scale_[node_index], n, cumulative);
-    } else {
+    } else if (lock < 0) {
       regrets = regrets_.data() + node.storage;
       cumulative = strategy_.data() + node.storage;
     }
     float* sigma = ws.f.alloc(static_cast<size_t>(actions) * hands);
     float* values = ws.f.alloc(static_cast<size_t>(actions) * hands);
     float* child_own = ws.f.alloc(hands);
-    const int32_t lock = lock_of_[node_index];
     if (lock >= 0) {
       std::copy(locks_[lock].begin(), locks_[lock].end(), sigma);
     } else {
@@ -432,24 +432,10 @@ void HoldemSolver::cfr(int node_index, int player, const float* opp_reach, const
       strategy_scale_[node_index] = encode(cumulative, n, strategy_codes_.data() + node.storage);
     }
   } else {
-    const float* regrets;
-    if (compressed_) {
-      float* decoded = ws.f.alloc(static_cast<size_t>(actions) * opp_hands);
-      decode(regret_codes_.data() + node.storage, regret_scale_[node_index], static_cast<size_t>(actions) * opp_hands,
-             decoded);
-      regrets = decoded;
-    } else {
-      regrets = regrets_.data() + node.storage;
-    }
     float* sigma = ws.f.alloc(static_cast<size_t>(actions) * opp_hands);
     float* child_opp = ws.f.alloc(opp_hands);
     float* v = ws.f.alloc(hands);
-    const int32_t lock = lock_of_[node_index];
-    if (lock >= 0) {
-      std::copy(locks_[lock].begin(), locks_[lock].end(), sigma);
-    } else {
-      regret_match(regrets, actions, opp_hands, sigma, ws.f.alloc(2 * static_cast<size_t>(opp_hands)));
-    }
+    current_into(node_index, sigma, ws);
     std::fill(out, out + hands, 0.0f);
     if (may_fork && fork_actions_ && pool_ && pool_->threads() > 1) {
       float* child_opps = ws.f.alloc(static_cast<size_t>(actions) * opp_hands);
@@ -739,19 +725,32 @@ HoldemSolver::NodeReport HoldemSolver::node_report(int node_index) {
   return report;
 }
 
+void HoldemSolver::current_into(int node_index, float* sigma, Workspace& ws) const {
+  const EndgameNode& node = game_->node(node_index);
+  const int32_t lock = lock_of_[node_index];
+  if (lock >= 0) {
+    std::copy(locks_[lock].begin(), locks_[lock].end(), sigma);
+    return;
+  }
+  const int hands = game_->num_hands(node.player);
+  const size_t n = static_cast<size_t>(node.num_children) * hands;
+  const float* regrets = compressed_ ? nullptr : regrets_.data() + node.storage;
+  if (compressed_) {
+    float* decoded = ws.f.alloc(n);
+    decode(regret_codes_.data() + node.storage, regret_scale_[node_index], n, decoded);
+    regrets = decoded;
+  }
+  regret_match(regrets, node.num_children, hands, sigma, ws.f.alloc(2 * static_cast<size_t>(hands)));
+}
+
 std::vector<float> HoldemSolver::current_strategy(int node_index) const {
   const EndgameNode& node = game_->node(node_index);
   if (node.kind != BettingTree::kDecision) throw std::invalid_argument("node " + std::to_string(node_index) + " is not a decision");
   const int hands = game_->num_hands(node.player);
   std::vector<float> sigma(static_cast<size_t>(node.num_children) * hands);
-  std::vector<float> sums(2 * static_cast<size_t>(hands));
-  if (compressed_) {
-    std::vector<float> regrets(sigma.size());
-    decode(regret_codes_.data() + node.storage, regret_scale_[node_index], regrets.size(), regrets.data());
-    regret_match(regrets.data(), node.num_children, hands, sigma.data(), sums.data());
-  } else {
-    regret_match(regrets_.data() + node.storage, node.num_children, hands, sigma.data(), sums.data());
-  }
+  Workspace scratch;  // the decoded regrets and regret matching's sums
+  scratch.f.reserve((static_cast<size_t>(node.num_children) + 2) * (static_cast<size_t>(hands) + 16));
+  current_into(node_index, sigma.data(), scratch);
   return sigma;
 }
 

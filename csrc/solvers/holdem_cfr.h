@@ -53,6 +53,7 @@ class HoldemSolver {
   ~HoldemSolver();
 
   const HoldemEndgame& game() const { return *game_; }
+  const std::shared_ptr<const HoldemEndgame>& shared_game() const { return game_; }
   HoldemAlgorithm algorithm() const { return algorithm_; }
   int threads() const { return threads_; }
   int iterations() const { return iterations_; }
@@ -74,8 +75,9 @@ class HoldemSolver {
   // (best response value of player 0 + that of player 1) / 2, in chips.
   double exploitability();
 
-  // The average (or current, regret-matched) strategy at a decision node: actions x hands of
-  // its actor, row-major; a hand's row is uniform before any weight reached it.
+  // The average (or current: regret-matched, or the lock where locked) strategy at a decision
+  // node: actions x hands of its actor, row-major; a hand's row is uniform before any weight
+  // reached it.
   std::vector<float> average_strategy(int node) const;
   std::vector<float> current_strategy(int node) const;
 
@@ -104,6 +106,9 @@ class HoldemSolver {
   void set_discounts(int t);
   void cfr(int node, int player, const float* opp_reach, const float* own_reach, float* out, int thread, bool may_fork);
   void evaluate(int node, int player, Mode mode, const double* opp_reach, double* out, int thread, bool may_fork);
+  // The strategy a decision node plays this iteration into sigma: its lock, or regret matching
+  // on its regrets (decoded on ws's float stack where compressed).
+  void current_into(int node, float* sigma, Workspace& ws) const;
   // The average strategy at a decision node into sigma (the locked one where locked).
   template <class T>
   void average_into(int node, T* sigma) const;

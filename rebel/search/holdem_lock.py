@@ -48,6 +48,7 @@ import numpy as np
 from rebel import _core
 from rebel.games.holdem_lines import LineLike, action_labels, find_nodes, format_line, match_label, split_line
 from rebel.games.holdem_ranges import combo_index, parse_range
+from rebel.search.holdem_solve import check_same_game
 
 __all__ = ["REST", "Lock", "StrategySpec", "check_lock", "load_lock_file", "lock_line", "lock_matrix",
            "parse_frequencies", "parse_lock_option"]
@@ -256,6 +257,7 @@ def lock_line(engine: _core.HoldemSolver, game: _core.HoldemEndgame, line: LineL
     """Locks the node ``line`` names (under every dealt card the line skips) to ``strategy``
     (module docstring); returns the locked node ids. Hands a hand-group strategy leaves keep
     the solver's average strategy there."""
+    check_same_game(engine, game)
     nodes = check_lock(game, line, strategy)
     for node in nodes:
         engine.lock(node, lock_matrix(game, node, strategy, engine.average_strategy(node), line))

@@ -31,7 +31,7 @@ from rebel import _core
 from rebel.games.holdem_lines import NodeRef, action_labels, format_line, node_line, resolve_node
 from rebel.games.holdem_ranges import COMBOS, card_name, grid_cell, parse_cards
 from rebel.games.holdem_spot import STREETS, Spot
-from rebel.search.holdem_solve import SpotSolveResult
+from rebel.search.holdem_solve import SpotSolveResult, check_same_game
 from rebel.util.atomic_io import atomic_write_bytes
 
 __all__ = ["PLAYER_KEYS", "GridStrategy", "export_json", "grid_strategy", "hand_names", "hand_results",
@@ -76,6 +76,7 @@ def hand_results(engine: _core.HoldemSolver, game: _core.HoldemEndgame, node: No
     (label -> the actor's frequency), and ``oop`` and ``ip``, each a dict of ``hands`` (names),
     ``weight``, ``reach``, ``ev``, ``equity`` (float64, one per hand), ``range_ev``,
     ``range_equity`` and, for the actor, ``strategy`` ((actions, hands) float64)."""
+    check_same_game(engine, game)
     node = resolve_node(game, node)
     info = game.node(node)
     report = engine.node_report(node)

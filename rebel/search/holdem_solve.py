@@ -20,7 +20,7 @@ from rebel.util.progress import Progress
 
 log = logging.getLogger(__name__)
 
-__all__ = ["HOLDEM_SOLVERS", "SpotSolveResult", "parse_target", "solve_spot"]
+__all__ = ["HOLDEM_SOLVERS", "SpotSolveResult", "check_same_game", "parse_target", "solve_spot"]
 
 #: The solvers of hold'em spots (csrc/solvers/holdem_cfr.h says each one's discounting).
 HOLDEM_SOLVERS: tuple[str, ...] = ("dcfr", "dcfr-pfs", "lcfr", "cfr+", "cfr")
@@ -52,6 +52,13 @@ class SpotSolveResult:
                 "curve": [list(p) for p in self.curve]}
 
 
+def check_same_game(engine: _core.HoldemSolver, game: _core.HoldemEndgame) -> None:
+    """ValueError unless ``engine`` solves ``game``: node ids and lines resolved on one game name
+    other nodes (or none) in another, so a mismatched pair would read the wrong strategies."""
+    if engine.game is not game:
+        raise ValueError("the solver was built on another HoldemEndgame than the game given (use engine.game)")
+
+
 def parse_target(text: str, pot: float) -> float:
     """A target exploitability in chips from ``0.5%`` (of the pot) or a number of chips."""
     t = text.strip()
@@ -71,18 +78,20 @@ def solve_spot(spot: Spot, solver: str = "dcfr", iterations: int = 1000, target:
     """Solves ``spot`` for at most ``iterations`` iterations, stopping at the first check whose
     exploitability is at most ``target`` chips (None: run them all). Returns the solver (its
     strategies) and the result. ``game``: the spot's expanded game if already built.
-    ``engine``: a solver of ``game`` to go on with (e.g. after locking nodes: the rest is
-    solved, the exploitability is the rest's) for at most ``iterations`` more; ``solver``,
-    ``threads`` and ``compressed`` are then its own. ``compressed``: regrets and strategies in
-    16 bits with a float32 scale per node (postflop-solver's compression: half the memory).
+    ``engine``: a solver to go on with (of ``game`` where given, else of its own ``engine.game``;
+    e.g. after locking nodes: the rest is solved, the exploitability is the rest's) for at most
+    ``iterations`` more; ``solver``, ``threads`` and ``compressed`` are then its own.
+    ``compressed``: regrets and strategies in 16 bits with a float32 scale per node
+    (postflop-solver's compression: half the memory).
     ``isomorphism``: build the game with suit isomorphism (:func:`build_endgame`) when no
     ``game`` is given."""
     if solver not in HOLDEM_SOLVERS:
         raise ValueError(f"unknown hold'em solver {solver!r} (choose from {', '.join(HOLDEM_SOLVERS)})")
     if iterations < 1 or check_every < 1:
         raise ValueError(f"iterations and check_every must be >= 1, got {iterations} and {check_every}")
-    if engine is not None and game is None:
-        raise ValueError("solve_spot: an engine to go on with needs its game")
+    if engine is not None:
+        game = engine.game if game is None else game
+        check_same_game(engine, game)
     game = build_endgame(spot, isomorphism=isomorphism) if game is None else game
     started = time.perf_counter()
     if engine is None:

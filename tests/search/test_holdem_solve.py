@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from conftest import REPO_ROOT, run_cli
 
@@ -121,3 +122,33 @@ def test_dcfr_keeps_converging_when_negative_regrets_reach_subnormals() -> None:
     chips = [c for _, c in result.curve]
     assert max(chips[3:]) < 0.002  # 0.0008 at 170, 0.0005 at 300 after the fix
     assert result.exploitability < 0.001
+
+
+def test_the_solver_names_its_game_and_refuses_another() -> None:
+    """engine.game is the game it was built with; solve_spot goes on with an engine alone, and a
+    solver paired with another game (whose node ids name other nodes) is a ValueError, not the
+    other game's strategies read silently."""
+    from rebel import _core
+    from rebel.search.holdem_lock import lock_line
+    from rebel.search.holdem_results import hand_results
+
+    spot = load_spot(SPOTS / "river_example.yaml")
+    game, other = build_endgame(spot), build_endgame(spot)
+    engine, first = solve_spot(spot, "dcfr", 20, game=game)
+    assert engine.game is game
+    same, more = solve_spot(spot, "dcfr", 20, engine=engine)
+    assert same is engine and more.iterations == 40 and more.exploitability < first.exploitability
+    for call in (lambda: solve_spot(spot, "dcfr", 10, game=other, engine=engine),
+                 lambda: hand_results(engine, other, "check"),
+                 lambda: lock_line(engine, other, "check", {"check": 1.0})):
+        with pytest.raises(ValueError, match="another HoldemEndgame"):
+            call()
+    # a locked node's current strategy is its lock
+    locked = _core.HoldemSolver(game, "dcfr", 1)
+    node = game.node(0)["children"][0]  # IP after OOP's check
+    actions, hands = len(game.node(node)["children"]), game.num_hands(1)
+    lock = np.zeros((actions, hands), np.float32)
+    lock[0] = 1.0
+    locked.lock(node, lock)
+    locked.iterate(3)
+    np.testing.assert_array_equal(np.asarray(locked.current_strategy(node)).reshape(actions, hands), lock)

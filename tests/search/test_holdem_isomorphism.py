@@ -6,12 +6,14 @@ lines naming a merged card refused with a one-line error."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from conftest import REPO_ROOT, run_cli
+from conftest import run_cli
 
+import rebel
 from rebel import _core
 from rebel.games.holdem_endgame import build_endgame
 from rebel.games.holdem_lines import find_node
@@ -20,7 +22,8 @@ from rebel.games.holdem_spot import load_spot
 from rebel.games.holdem_tree import build_action_tree
 from rebel.search.holdem_solve import solve_spot
 
-SPOTS = REPO_ROOT / "configs" / "spots"
+# The package's own copy: the sanitizer jobs run the tests against a build folder with no configs/ link.
+SPOTS = Path(rebel.__file__).resolve().parent / "configs" / "spots"
 
 
 def short_spot(board: str, oop: str = "full", ip: str = "full", flop: bool = False) -> Any:

@@ -322,6 +322,18 @@ void HoldemSolver::iterate(int n, const std::atomic<bool>* cancel) {
   }
 }
 
+template <class F>
+void HoldemSolver::for_each_action(int actions, int thread, bool may_fork, F&& body) {
+  if (may_fork && fork_actions_ && pool_ && pool_->threads() > 1) {
+    pool_->run(static_cast<size_t>(actions), [&](size_t a, int t) {
+      FlushDenormalsScope flush;  // on a pool worker as on the caller
+      body(a, t, false);
+    });
+    return;
+  }
+  for (int a = 0; a < actions; ++a) body(static_cast<size_t>(a), thread, may_fork);
+}
+
 void HoldemSolver::cfr(int node_index, int player, const float* opp_reach, const float* own_reach, float* out, int thread,
                        bool may_fork) {
   const HoldemEndgame& g = *game_;
@@ -395,29 +407,20 @@ void HoldemSolver::cfr(int node_index, int player, const float* opp_reach, const
       regrets = regrets_.data() + node.storage;
       cumulative = strategy_.data() + node.storage;
     }
-    float* sigma = ws.f.alloc(static_cast<size_t>(actions) * hands);
-    float* values = ws.f.alloc(static_cast<size_t>(actions) * hands);
-    float* child_own = ws.f.alloc(hands);
+    float* sigma = ws.f.alloc(n);
+    float* values = ws.f.alloc(n);
+    float* child_owns = ws.f.alloc(n);
     if (lock >= 0) {
       std::copy(locks_[lock].begin(), locks_[lock].end(), sigma);
     } else {
       regret_match(regrets, actions, hands, sigma, ws.f.alloc(2 * static_cast<size_t>(hands)));
     }
-    if (may_fork && fork_actions_ && pool_ && pool_->threads() > 1) {
-      float* child_owns = ws.f.alloc(static_cast<size_t>(actions) * hands);
-      for (int a = 0; a < actions; ++a) {
-        multiply(own_reach, sigma + static_cast<size_t>(a) * hands, hands, child_owns + static_cast<size_t>(a) * hands);
-      }
-      pool_->run(static_cast<size_t>(actions), [&](size_t a, int t) {
-        FlushDenormalsScope flush;  // on a pool worker as on the caller
-        cfr(node.first_child + static_cast<int>(a), player, opp_reach, child_owns + a * hands, values + a * hands, t, false);
-      });
-    } else {
-      for (int a = 0; a < actions; ++a) {
-        multiply(own_reach, sigma + static_cast<size_t>(a) * hands, hands, child_own);
-        cfr(node.first_child + a, player, opp_reach, child_own, values + static_cast<size_t>(a) * hands, thread, may_fork);
-      }
+    for (int a = 0; a < actions; ++a) {
+      multiply(own_reach, sigma + static_cast<size_t>(a) * hands, hands, child_owns + static_cast<size_t>(a) * hands);
     }
+    for_each_action(actions, thread, may_fork, [&](size_t a, int t, bool fork) {
+      cfr(node.first_child + static_cast<int>(a), player, opp_reach, child_owns + a * hands, values + a * hands, t, fork);
+    });
     std::fill(out, out + hands, 0.0f);
     for (int a = 0; a < actions; ++a) {
       multiply_add(sigma + static_cast<size_t>(a) * hands, values + static_cast<size_t>(a) * hands, hands, out);
@@ -433,29 +436,18 @@ void HoldemSolver::cfr(int node_index, int player, const float* opp_reach, const
     }
   } else {
     float* sigma = ws.f.alloc(static_cast<size_t>(actions) * opp_hands);
-    float* child_opp = ws.f.alloc(opp_hands);
-    float* v = ws.f.alloc(hands);
+    float* child_opps = ws.f.alloc(static_cast<size_t>(actions) * opp_hands);
+    float* values = ws.f.alloc(static_cast<size_t>(actions) * hands);
     current_into(node_index, sigma, ws);
-    std::fill(out, out + hands, 0.0f);
-    if (may_fork && fork_actions_ && pool_ && pool_->threads() > 1) {
-      float* child_opps = ws.f.alloc(static_cast<size_t>(actions) * opp_hands);
-      float* vs = ws.f.alloc(static_cast<size_t>(actions) * hands);
-      for (int a = 0; a < actions; ++a) {
-        const size_t row = static_cast<size_t>(a) * opp_hands;
-        multiply(opp_reach, sigma + row, opp_hands, child_opps + row);
-      }
-      pool_->run(static_cast<size_t>(actions), [&](size_t a, int t) {
-        FlushDenormalsScope flush;
-        cfr(node.first_child + static_cast<int>(a), player, child_opps + a * opp_hands, own_reach, vs + a * hands, t, false);
-      });
-      for (int a = 0; a < actions; ++a) add(vs + static_cast<size_t>(a) * hands, hands, out);
-    } else {
-      for (int a = 0; a < actions; ++a) {
-        multiply(opp_reach, sigma + static_cast<size_t>(a) * opp_hands, opp_hands, child_opp);
-        cfr(node.first_child + a, player, child_opp, own_reach, v, thread, may_fork);
-        add(v, hands, out);
-      }
+    for (int a = 0; a < actions; ++a) {
+      const size_t row = static_cast<size_t>(a) * opp_hands;
+      multiply(opp_reach, sigma + row, opp_hands, child_opps + row);
     }
+    for_each_action(actions, thread, may_fork, [&](size_t a, int t, bool fork) {
+      cfr(node.first_child + static_cast<int>(a), player, child_opps + a * opp_hands, own_reach, values + a * hands, t, fork);
+    });
+    std::fill(out, out + hands, 0.0f);
+    for (int a = 0; a < actions; ++a) add(values + static_cast<size_t>(a) * hands, hands, out);
   }
   ws.f.reset(mark);
 }
@@ -514,15 +506,9 @@ void HoldemSolver::evaluate(int node_index, int player, Mode mode, const double*
   const size_t mark = ws.d.mark();
   if (node.player == player) {
     double* values = ws.d.alloc(static_cast<size_t>(actions) * hands);
-    if (may_fork && fork_actions_ && pool_ && pool_->threads() > 1) {
-      pool_->run(static_cast<size_t>(actions), [&](size_t a, int t) {
-        evaluate(node.first_child + static_cast<int>(a), player, mode, opp_reach, values + a * hands, t, false);
-      });
-    } else {
-      for (int a = 0; a < actions; ++a) {
-        evaluate(node.first_child + a, player, mode, opp_reach, values + static_cast<size_t>(a) * hands, thread, may_fork);
-      }
-    }
+    for_each_action(actions, thread, may_fork, [&](size_t a, int t, bool fork) {
+      evaluate(node.first_child + static_cast<int>(a), player, mode, opp_reach, values + a * hands, t, fork);
+    });
     if (mode == Mode::kBestResponse && lock_of_[node_index] < 0) {
       std::copy(values, values + hands, out);
       for (int a = 1; a < actions; ++a) {
@@ -537,26 +523,15 @@ void HoldemSolver::evaluate(int node_index, int player, Mode mode, const double*
     }
   } else {
     double* sigma = ws.d.alloc(static_cast<size_t>(actions) * opp_hands);
-    double* child_opp = ws.d.alloc(opp_hands);
-    double* v = ws.d.alloc(hands);
+    double* child_opps = ws.d.alloc(static_cast<size_t>(actions) * opp_hands);
+    double* values = ws.d.alloc(static_cast<size_t>(actions) * hands);
     average_into(node_index, sigma);
+    for (size_t i = 0; i < static_cast<size_t>(actions) * opp_hands; ++i) child_opps[i] = opp_reach[i % opp_hands] * sigma[i];
+    for_each_action(actions, thread, may_fork, [&](size_t a, int t, bool fork) {
+      evaluate(node.first_child + static_cast<int>(a), player, mode, child_opps + a * opp_hands, values + a * hands, t, fork);
+    });
     std::fill(out, out + hands, 0.0);
-    if (may_fork && fork_actions_ && pool_ && pool_->threads() > 1) {
-      double* child_opps = ws.d.alloc(static_cast<size_t>(actions) * opp_hands);
-      double* vs = ws.d.alloc(static_cast<size_t>(actions) * hands);
-      for (size_t i = 0; i < static_cast<size_t>(actions) * opp_hands; ++i) child_opps[i] = opp_reach[i % opp_hands] * sigma[i];
-      pool_->run(static_cast<size_t>(actions), [&](size_t a, int t) {
-        evaluate(node.first_child + static_cast<int>(a), player, mode, child_opps + a * opp_hands, vs + a * hands, t, false);
-      });
-      for (size_t i = 0; i < static_cast<size_t>(actions) * hands; ++i) out[i % hands] += vs[i];
-    } else {
-      for (int a = 0; a < actions; ++a) {
-        const double* s = sigma + static_cast<size_t>(a) * opp_hands;
-        for (int h = 0; h < opp_hands; ++h) child_opp[h] = opp_reach[h] * s[h];
-        evaluate(node.first_child + a, player, mode, child_opp, v, thread, may_fork);
-        for (int h = 0; h < hands; ++h) out[h] += v[h];
-      }
-    }
+    for (size_t i = 0; i < static_cast<size_t>(actions) * hands; ++i) out[i % hands] += values[i];
   }
   ws.d.reset(mark);
 }

@@ -104,6 +104,10 @@ class HoldemSolver {
   struct Workspace;
   enum class Mode { kBestResponse, kAverage };
   void set_discounts(int t);
+  // Calls body(action, thread, may_fork) for each action of a decision node: on the pool where
+  // the spot forks over the root's actions (fork_actions_, may_fork), else in order on `thread`.
+  template <class F>
+  void for_each_action(int actions, int thread, bool may_fork, F&& body);
   void cfr(int node, int player, const float* opp_reach, const float* own_reach, float* out, int thread, bool may_fork);
   void evaluate(int node, int player, Mode mode, const double* opp_reach, double* out, int thread, bool may_fork);
   // The strategy a decision node plays this iteration into sigma: its lock, or regret matching

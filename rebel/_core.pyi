@@ -901,6 +901,11 @@ class HoldemEndgame:
         Whether deals of suits the spot cannot tell apart share one subtree.
         """
     @property
+    def leaves(self) -> list[int]:
+        """
+        The depth-limit leaves' node ids in node order (the rows of leaf values and reaches).
+        """
+    @property
     def num_nodes(self) -> int:
         ...
     @property
@@ -916,6 +921,10 @@ class HoldemSolver:
         """
         compressed=True keeps regrets and strategies in 16 bits with a float32 scale per node (half the memory).
         """
+    def average_hand_values(self) -> tuple:
+        """
+        As best_response_hand_values with both players on their average strategies.
+        """
     def average_strategy(self, node: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float32]:
         """
         The average strategy at a decision node: (actions, hands of its actor) float32.
@@ -924,19 +933,31 @@ class HoldemSolver:
         """
         Each player's expected chips when both play their average strategies.
         """
-    def best_response_values(self) -> typing.Annotated[list[float], "FixedSize(2)"]:
+    def best_response_hand_values(self) -> tuple:
+        """
+        Per hand at the root, (oop, ip) float64 arrays over each player's hands: the counterfactual value (chips x the opponent's weights on compatible hands, expected over deals) of a best response to the other's average strategy; hands of weight 0 included.
+        """
+    def best_response_values(self, through_locks: bool = False) -> typing.Annotated[list[float], "FixedSize(2)"]:
         ...
     def current_strategy(self, node: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float32]:
         """
         The regret-matched strategy of the next iteration at a decision node.
         """
-    def exploitability(self) -> float:
+    def exploitability(self, through_locks: bool = False) -> float:
         """
-        (best-response value of OOP + that of IP) / 2 against the average strategies, in chips (exact).
+        (best-response value of OOP + that of IP) / 2 against the average strategies, in chips (exact). Locked nodes stay locked in the best responses unless through_locks (then: the whole strategy's).
         """
     def iterate(self, iterations: typing.SupportsInt | typing.SupportsIndex) -> None:
         """
         Runs that many iterations without the GIL (Ctrl-C stops between iterations).
+        """
+    def iterate_player(self, player: typing.SupportsInt | typing.SupportsIndex) -> None:
+        """
+        One half-iteration: player 0's starts an iteration, player 1's ends it (a search sets the leaf values before each).
+        """
+    def leaf_reaches(self, average: bool = False) -> tuple:
+        """
+        Each player's reach at every leaf, (leaves, hands) float64: its weights times its own current (average=True: average) strategy on the path; 0 on hands a dealt card blocks; no chance probability.
         """
     def lock(self, node: typing.SupportsInt | typing.SupportsIndex, strategy: typing.Any) -> None:
         """
@@ -947,6 +968,10 @@ class HoldemSolver:
     def node_report(self, node: typing.SupportsInt | typing.SupportsIndex) -> dict:
         """
         Per-hand results at a node with both average strategies: for 'oop' and 'ip', float64 arrays over the player's hands: reach (weight x own strategy on the path), values (counterfactual), ev (chips expected from the start of the spot given the hand and the node; NaN where unreached) and equity (showdown share against the opponent's hands there over every run-out; NaN where unreached).
+        """
+    def set_leaf_values(self, player: typing.SupportsInt | typing.SupportsIndex, values: numpy.typing.ArrayLike) -> None:
+        """
+        Depth-limited games: the player's values at every leaf, (leaves, hands) float32, in chips per unit of the opponent's normalised beliefs (a value net's output times the pot); the solver multiplies them by the opponent's reach mass at the leaf.
         """
     def unlock(self, node: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...

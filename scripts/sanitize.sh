@@ -53,6 +53,8 @@ ASAN_TESTS=(
   tests/search/test_holdem_lock.py
   tests/search/test_holdem_results.py
   tests/search/test_holdem_isomorphism.py
+  tests/search/test_holdem_river_values.py
+  tests/search/test_holdem_turn_search.py
 )
 # Tests that run the CLI in a subprocess (their names say cli); not the folder tests/cli/, whose
 # test_bad_input.py is on the list above.

@@ -67,11 +67,22 @@ py::array_t<float> strategy_array(const std::vector<float>& sigma, int actions, 
   return out;
 }
 
+// Per-hand root values of both players, (oop, ip) float64 arrays: best response or average.
+py::tuple hand_values_tuple(HoldemSolver& s, bool best_response) {
+  std::array<std::vector<double>, 2> v;
+  {
+    py::gil_scoped_release release;
+    v = best_response ? s.best_response_hand_values() : s.average_hand_values();
+  }
+  return py::make_tuple(to_array_1d(v[0]), to_array_1d(v[1]));
+}
+
 const char* kind_name(int kind) {
   switch (kind) {
     case BettingTree::kDecision: return "decision";
     case BettingTree::kChance: return "chance";
     case BettingTree::kFold: return "fold";
+    case BettingTree::kLeaf: return "leaf";
     default: return "showdown";
   }
 }
@@ -107,7 +118,7 @@ void bind_holdem_endgame(py::module_& m) {
              spec.weights[0] = to_double_vector(weights0, {static_cast<py::ssize_t>(spec.hands[0].size())}, "weights0");
              spec.weights[1] = to_double_vector(weights1, {static_cast<py::ssize_t>(spec.hands[1].size())}, "weights1");
              BettingTree& t = spec.tree;
-             t.kind = narrow<int8_t>(to_int_vector(kind, {-1}, "kind"), 0, 3, "kind");
+             t.kind = narrow<int8_t>(to_int_vector(kind, {-1}, "kind"), 0, 4, "kind");
              const py::ssize_t n = static_cast<py::ssize_t>(t.kind.size());
              t.player = narrow<int8_t>(to_int_vector(player, {n}, "player"), -1, 1, "player");
              t.street = narrow<int8_t>(to_int_vector(street, {n}, "street"), 0, 2, "street");
@@ -133,6 +144,8 @@ void bind_holdem_endgame(py::module_& m) {
            }, py::arg("player"), "The player's hands, (H, 2) int32 card numbers, in the order of its value vectors.")
       .def("weights", [](const HoldemEndgame& g, int p) { check_player(p); return to_array_1d(g.weights(p)); }, py::arg("player"))
       .def_property_readonly("num_nodes", [](const HoldemEndgame& g) { return static_cast<int64_t>(g.nodes().size()); })
+      .def_property_readonly("leaves", [](const HoldemEndgame& g) { return std::vector<int32_t>(g.leaves()); },
+                             "The depth-limit leaves' node ids in node order (the rows of leaf values and reaches).")
       .def_property_readonly("pair_mass", &HoldemEndgame::pair_mass,
                              "Sum over pairs of hands that share no card of w0 * w1: values / pair_mass are chips.")
       .def("size", [](const HoldemEndgame& g) {
@@ -144,6 +157,7 @@ void bind_holdem_endgame(py::module_& m) {
              d["infosets"] = s.infosets;
              d["river_boards"] = s.river_boards;
              d["isomorphic_deals"] = s.isomorphic_deals;
+             d["leaf_nodes"] = s.leaf_nodes;
              d["storage_values"] = s.storage_values;
              d["tree_bytes"] = s.tree_bytes;
              d["solver_bytes"] = s.solver_bytes(4);
@@ -232,14 +246,53 @@ void bind_holdem_endgame(py::module_& m) {
              if (n < 0) throw py::value_error("iterations must be >= 0, got " + std::to_string(n));
              run_in_chunks(n, 1, [&](long k) { s.iterate(static_cast<int>(k)); });
            }, py::arg("iterations"), "Runs that many iterations without the GIL (Ctrl-C stops between iterations).")
-      .def("exploitability", [](HoldemSolver& s) {
+      .def("exploitability", [](HoldemSolver& s, bool through_locks) {
              py::gil_scoped_release release;
-             return s.exploitability();
-           }, "(best-response value of OOP + that of IP) / 2 against the average strategies, in chips (exact).")
-      .def("best_response_values", [](HoldemSolver& s) {
+             return s.exploitability(through_locks);
+           }, py::arg("through_locks") = false,
+           "(best-response value of OOP + that of IP) / 2 against the average strategies, in chips (exact). Locked "
+           "nodes stay locked in the best responses unless through_locks (then: the whole strategy's).")
+      .def("best_response_values", [](HoldemSolver& s, bool through_locks) {
              py::gil_scoped_release release;
-             return s.best_response_values();
-           })
+             return s.best_response_values(through_locks);
+           }, py::arg("through_locks") = false)
+      .def("set_leaf_values", [](HoldemSolver& s, int player, const py::object& values) {
+             check_player(player);
+             const auto leaves = static_cast<py::ssize_t>(s.game().leaves().size());
+             auto a = require_float32_array(values, {leaves, s.game().num_hands(player)}, "leaf values");
+             s.set_leaf_values(player, std::vector<float>(a.data(), a.data() + a.size()));
+           }, py::arg("player"), py::arg("values"),
+           "Depth-limited games: the player's values at every leaf, (leaves, hands) float32, in chips per unit of "
+           "the opponent's normalised beliefs (a value net's output times the pot); the solver multiplies them by "
+           "the opponent's reach mass at the leaf.")
+      .def("iterate_player", [](HoldemSolver& s, int player) {
+             check_player(player);
+             py::gil_scoped_release release;
+             s.iterate_player(player);
+           }, py::arg("player"),
+           "One half-iteration: player 0's starts an iteration, player 1's ends it (a search sets the leaf values "
+           "before each).")
+      .def("leaf_reaches", [](HoldemSolver& s, bool average) {
+             std::array<std::vector<double>, 2> r;
+             {
+               py::gil_scoped_release release;
+               r = s.leaf_reaches(average);
+             }
+             const auto leaves = static_cast<py::ssize_t>(s.game().leaves().size());
+             py::tuple out(2);
+             for (int p = 0; p < 2; ++p) {
+               py::array_t<double> a({leaves, static_cast<py::ssize_t>(s.game().num_hands(p))});
+               std::copy(r[p].begin(), r[p].end(), a.mutable_data());
+               out[p] = a;
+             }
+             return out;
+           }, py::arg("average") = false,
+           "Each player's reach at every leaf, (leaves, hands) float64: its weights times its own current "
+           "(average=True: average) strategy on the path; 0 on hands a dealt card blocks; no chance probability.")
+      .def("best_response_hand_values", [](HoldemSolver& s) { return hand_values_tuple(s, true); }, "Per hand at the root, (oop, ip) float64 arrays over each player's hands: the counterfactual value "
+              "(chips x the opponent's weights on compatible hands, expected over deals) of a best response to the "
+              "other's average strategy; hands of weight 0 included.")
+      .def("average_hand_values", [](HoldemSolver& s) { return hand_values_tuple(s, false); }, "As best_response_hand_values with both players on their average strategies.")
       .def("average_values", [](HoldemSolver& s) {
              py::gil_scoped_release release;
              return s.average_values();

@@ -48,8 +48,11 @@ void check_tree(const BettingTree& t) {
       if (kind == BettingTree::kShowdown && std::fabs(t.invested[2 * i] - t.invested[2 * i + 1]) > 1e-9) {
         fail(node_name(i) + " is a showdown with unequal chips in the pot");
       }
+    } else if (kind == BettingTree::kLeaf) {
+      if (k != 0) fail(node_name(i) + " is a leaf but has children");
+      if (std::fabs(t.invested[2 * i] - t.invested[2 * i + 1]) > 1e-9) fail(node_name(i) + " is a leaf with unequal chips in the pot");
     } else {
-      fail(node_name(i) + " has kind " + std::to_string(kind) + " (0 decision, 1 chance, 2 fold, 3 showdown)");
+      fail(node_name(i) + " has kind " + std::to_string(kind) + " (0 decision, 1 chance, 2 fold, 3 showdown, 4 leaf)");
     }
     for (int p = 0; p < 2; ++p) {
       const double v = t.invested[2 * i + p];
@@ -100,11 +103,13 @@ HoldemEndgame::HoldemEndgame(EndgameSpec spec) : spec_(std::move(spec)) {
       }
       const int lo = std::min(cards[0], cards[1]), hi = std::max(cards[0], cards[1]);
       if (seen[lo * 52 + hi]++) fail("the " + who + " range lists " + cards_name({cards[0], cards[1]}) + " twice");
-      if (!(w[h] > 0) || !std::isfinite(w[h])) fail("the " + who + " hand " + cards_name({cards[0], cards[1]}) + " has weight " + std::to_string(w[h]) + " (weights are positive)");
+      // Zero is allowed: a belief state may give a hand no weight and still ask for its values.
+      if (!(w[h] >= 0) || !std::isfinite(w[h])) fail("the " + who + " hand " + cards_name({cards[0], cards[1]}) + " has weight " + std::to_string(w[h]) + " (weights are finite and not negative)");
       hand_mask_[p][h] = bit(cards[0]) | bit(cards[1]);
       hands_with_card_[p][cards[0]].push_back(static_cast<int32_t>(h));
       hands_with_card_[p][cards[1]].push_back(static_cast<int32_t>(h));
     }
+    if (!std::any_of(w.begin(), w.end(), [](double x) { return x > 0; })) fail("the " + who + " range has no hand with a positive weight");
   }
   for (int p = 0; p < 2; ++p) {
     std::vector<int32_t> index(52 * 52, -1);
@@ -168,6 +173,13 @@ HoldemEndgame::HoldemEndgame(EndgameSpec spec) : spec_(std::move(spec)) {
   if (spec_.isomorphism) find_symmetric_suits();
   build(0, -1, 0, board_mask_, -1, -1);
   if (spec_.isomorphism) iso_suits_.resize(nodes_.size(), 0);
+  leaf_of_.assign(nodes_.size(), -1);
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (nodes_[i].kind != BettingTree::kLeaf) continue;
+    leaf_of_[i] = static_cast<int32_t>(leaves_.size());
+    leaves_.push_back(static_cast<int32_t>(i));
+  }
+  size_.tree_bytes += static_cast<int64_t>((leaves_.size() + leaf_of_.size()) * sizeof(int32_t));
   for (const auto& rt : river_tables_) {
     for (const auto& t : rt) size_.tree_bytes += static_cast<int64_t>(t.hand.size() * (2 * sizeof(int32_t) + 2));
   }
@@ -289,6 +301,10 @@ void HoldemEndgame::build(int slot, int parent, int action, uint64_t mask, int8_
       const int8_t c = static_cast<int8_t>(cards[i]);
       build(node.first_child + static_cast<int>(i), slot, child, mask | bit(c), dealt0 >= 0 ? dealt0 : c, dealt0 >= 0 ? c : int8_t{-1});
     }
+  } else if (node.kind == BettingTree::kLeaf) {
+    if (cards_on_board >= 5) fail(node_name(action) + " is a leaf on the river: a leaf stands for the next street's deal");
+    ++size_.leaf_nodes;
+    nodes_[slot] = node;
   } else {
     ++size_.terminal_nodes;
     if (node.kind == BettingTree::kShowdown) {

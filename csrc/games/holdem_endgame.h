@@ -37,7 +37,9 @@ namespace holdem {
 // The betting tree of a spot, in preorder (root = node 0), as rebel/games/holdem_tree.py
 // builds it.
 struct BettingTree {
-  enum Kind : int8_t { kDecision = 0, kChance = 1, kFold = 2, kShowdown = 3 };
+  // kLeaf: a depth limit (a search's subgame): the next street's deal, not expanded; its values
+  // come from outside the tree (HoldemSolver::set_leaf_values: a value net or exact solves).
+  enum Kind : int8_t { kDecision = 0, kChance = 1, kFold = 2, kShowdown = 3, kLeaf = 4 };
   std::vector<int8_t> kind;
   std::vector<int8_t> player;        // decision: the actor; fold: the player who folded; else -1
   std::vector<int8_t> street;        // 0 flop, 1 turn, 2 river
@@ -60,7 +62,7 @@ struct EndgameSpec {
   std::vector<int> board;               // 3, 4 or 5 cards
   std::vector<int> deck;                // the cards of the deck: all 52, or a short deck
   std::array<std::vector<HoleCards>, 2> hands;
-  std::array<std::vector<double>, 2> weights;  // > 0, one per hand
+  std::array<std::vector<double>, 2> weights;  // >= 0, one per hand, some > 0 (zero: values asked, never reached)
   BettingTree tree;
   // Suit isomorphism: a dealt card whose suit the spot cannot tell from a lower suit (the two
   // suits hold the same ranks on the board so far, and swapping them maps the deck and both
@@ -89,6 +91,7 @@ struct EndgameSize {
   int64_t storage_values = 0;      // sum over decision nodes of actions x hands(actor)
   int64_t river_boards = 0;
   int64_t isomorphic_deals = 0;    // chance outcomes not expanded: another child stands for them
+  int64_t leaf_nodes = 0;          // depth-limit leaves (BettingTree::kLeaf)
   int64_t tree_bytes = 0;          // expanded nodes, showdown tables, hands
   int64_t solver_bytes(int bytes_per_value) const { return 2 * storage_values * bytes_per_value; }
 };
@@ -138,6 +141,10 @@ class HoldemEndgame {
   std::vector<double> compatible_mass(int player, const double* opp_reach) const;
   // Nodes from the root to `node`, both included.
   std::vector<int> path_to(int node) const;
+  // The depth-limit leaves (BettingTree::kLeaf) in node order, and each node's place among them
+  // (-1: not a leaf).
+  const std::vector<int32_t>& leaves() const { return leaves_; }
+  int leaf_index(int node) const { return leaf_of_[node]; }
   // Bit mask of the cards on the board at a node.
   uint64_t board_mask_at(int node) const;
 
@@ -180,6 +187,7 @@ class HoldemEndgame {
   std::array<bool, 6> symmetric_pair_{};
   std::array<std::array<std::vector<int32_t>, 6>, 2> swapped_hands_;
   std::vector<uint8_t> iso_suits_;  // per node (isomorphism only)
+  std::vector<int32_t> leaves_, leaf_of_;
   std::vector<std::array<RiverTable, 2>> river_tables_;
   std::unordered_map<uint64_t, int32_t> river_of_mask_;
 };

@@ -292,6 +292,56 @@ void HoldemSolver::set_discounts(int t) {
 
 void HoldemSolver::iterate(int n, const std::atomic<bool>* cancel) {
   if (n < 0) throw std::invalid_argument("the number of iterations must be >= 0, got " + std::to_string(n));
+  if (next_half_ != 0) throw std::logic_error("iterate: an iteration begun by iterate_player(0) is not finished");
+  if (n > 0) {
+    check_leaf_values(0);
+    check_leaf_values(1);
+  }
+  for (int i = 0; i < n; ++i) {
+    if (cancel && cancel->load()) return;
+    half_iteration(0);
+    half_iteration(1);
+  }
+}
+
+void HoldemSolver::iterate_player(int player) {
+  if (player != next_half_) {
+    throw std::logic_error("iterate_player(" + std::to_string(player) + "): player " + std::to_string(next_half_) +
+                           "'s half comes next (0 starts an iteration, 1 ends it)");
+  }
+  check_leaf_values(player);
+  half_iteration(player);
+  next_half_ = 1 - player;
+}
+
+void HoldemSolver::check_leaf_values(int player) const {
+  if (!game_->leaves().empty() && !leaf_values_set_[player]) {
+    throw std::logic_error("the game has " + std::to_string(game_->leaves().size()) + " depth-limit leaves: set player " +
+                           std::to_string(player) + "'s leaf values (set_leaf_values) before iterating");
+  }
+}
+
+void HoldemSolver::set_leaf_values(int player, const std::vector<float>& values) {
+  if (player != 0 && player != 1) throw std::invalid_argument("player must be 0 or 1, got " + std::to_string(player));
+  const size_t want = game_->leaves().size() * static_cast<size_t>(game_->num_hands(player));
+  if (game_->leaves().empty()) throw std::invalid_argument("the game has no depth-limit leaves");
+  if (values.size() != want) {
+    throw std::invalid_argument("leaf values of player " + std::to_string(player) + ": " + std::to_string(values.size()) +
+                                " values for " + std::to_string(game_->leaves().size()) + " leaves x " +
+                                std::to_string(game_->num_hands(player)) + " hands");
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!std::isfinite(values[i])) {
+      throw std::invalid_argument("leaf values of player " + std::to_string(player) + ": value " + std::to_string(i) +
+                                  " is not finite");
+    }
+  }
+  leaf_values_[player] = values;
+  leaf_values_set_[player] = true;
+}
+
+// One half-iteration: player 0's starts iteration t (its discounts), player 1's ends it.
+void HoldemSolver::half_iteration(int player) {
   // DCFR halves negative regrets every iteration: in float32 they reach subnormals after ~130
   // iterations, which cost x86 cores a microcode assist per operation. As zeros they change
   // nothing (regret matching ignores regrets <= 0).
@@ -303,22 +353,67 @@ void HoldemSolver::iterate(int n, const std::atomic<bool>* cancel) {
     ~Reset() { p = nullptr; }
   } reset{pool_};
   const HoldemEndgame& g = *game_;
-  for (int i = 0; i < n; ++i) {
-    if (cancel && cancel->load()) return;
-    set_discounts(iterations_ + 1);
-    for (int player = 0; player < 2; ++player) {
-      Workspace& ws = *workspaces_[0];
-      const size_t mark = ws.f.mark();
-      const int opp = 1 - player;
-      float* opp_reach = ws.f.alloc(g.num_hands(opp));
-      float* own_reach = ws.f.alloc(g.num_hands(player));
-      float* out = ws.f.alloc(g.num_hands(player));
-      for (int h = 0; h < g.num_hands(opp); ++h) opp_reach[h] = static_cast<float>(g.weights(opp)[h]);
-      for (int h = 0; h < g.num_hands(player); ++h) own_reach[h] = static_cast<float>(g.weights(player)[h]);
-      cfr(0, player, opp_reach, own_reach, out, 0, true);
-      ws.f.reset(mark);
+  if (player == 0) set_discounts(iterations_ + 1);
+  Workspace& ws = *workspaces_[0];
+  const size_t mark = ws.f.mark();
+  const int opp = 1 - player;
+  float* opp_reach = ws.f.alloc(g.num_hands(opp));
+  float* own_reach = ws.f.alloc(g.num_hands(player));
+  float* out = ws.f.alloc(g.num_hands(player));
+  for (int h = 0; h < g.num_hands(opp); ++h) opp_reach[h] = static_cast<float>(g.weights(opp)[h]);
+  for (int h = 0; h < g.num_hands(player); ++h) own_reach[h] = static_cast<float>(g.weights(player)[h]);
+  cfr(0, player, opp_reach, own_reach, out, 0, true);
+  ws.f.reset(mark);
+  if (player == 1) ++iterations_;
+}
+
+std::array<std::vector<double>, 2> HoldemSolver::leaf_reaches(bool average) {
+  const HoldemEndgame& g = *game_;
+  std::array<std::vector<double>, 2> reach, out;
+  for (int p = 0; p < 2; ++p) {
+    reach[p] = g.weights(p);
+    out[p].assign(g.leaves().size() * static_cast<size_t>(g.num_hands(p)), 0.0);
+  }
+  reach_down(0, average, reach, out);
+  return out;
+}
+
+void HoldemSolver::reach_down(int node_index, bool average, std::array<std::vector<double>, 2>& reach,
+                              std::array<std::vector<double>, 2>& out) {
+  const HoldemEndgame& g = *game_;
+  const EndgameNode& node = g.node(node_index);
+  if (node.kind == BettingTree::kLeaf) {
+    const size_t leaf = static_cast<size_t>(g.leaf_index(node_index));
+    for (int p = 0; p < 2; ++p) std::copy(reach[p].begin(), reach[p].end(), out[p].begin() + leaf * reach[p].size());
+    return;
+  }
+  if (node.kind == BettingTree::kChance) {
+    for (int i = 0; i < node.num_children; ++i) {
+      const int child = node.first_child + i;
+      const int card = dealt_card(g.node(child));
+      std::array<std::vector<double>, 2> below = reach;
+      for (int p = 0; p < 2; ++p) {
+        for (int32_t h : g.hands_with_card(p, card)) below[p][h] = 0;
+      }
+      reach_down(child, average, below, out);
     }
-    ++iterations_;
+    return;
+  }
+  if (node.kind != BettingTree::kDecision) return;
+  const int p = node.player, hands = g.num_hands(p);
+  std::vector<float> sigma(static_cast<size_t>(node.num_children) * hands);
+  if (average) {
+    average_into(node_index, sigma.data());
+  } else {
+    Workspace& ws = *workspaces_[0];
+    const size_t mark = ws.f.mark();
+    current_into(node_index, sigma.data(), ws);
+    ws.f.reset(mark);
+  }
+  for (int a = 0; a < node.num_children; ++a) {
+    std::array<std::vector<double>, 2> below = reach;
+    for (int h = 0; h < hands; ++h) below[p][h] *= sigma[static_cast<size_t>(a) * hands + h];
+    reach_down(node.first_child + a, average, below, out);
   }
 }
 
@@ -347,6 +442,13 @@ void HoldemSolver::cfr(int node_index, int player, const float* opp_reach, const
     case BettingTree::kShowdown:
       g.terminal_values(node_index, player, opp_reach, out, ws.scratch.data());
       return;
+    case BettingTree::kLeaf: {
+      float mass = 0;
+      for (int h = 0; h < opp_hands; ++h) mass += opp_reach[h];
+      const float* v = leaf_values_[player].data() + static_cast<size_t>(g.leaf_index(node_index)) * hands;
+      for (int h = 0; h < hands; ++h) out[h] = v[h] * mass;
+      return;
+    }
     case BettingTree::kChance: {
       const float scale = 1.0f / static_cast<float>(g.chance_divisor(node_index));
       const int k = node.num_children;
@@ -465,6 +567,13 @@ void HoldemSolver::evaluate(int node_index, int player, Mode mode, const double*
     case BettingTree::kShowdown:
       g.terminal_values(node_index, player, opp_reach, out, ws.scratch.data());
       return;
+    case BettingTree::kLeaf: {
+      double mass = 0;
+      for (int h = 0; h < opp_hands; ++h) mass += opp_reach[h];
+      const float* v = leaf_values_[player].data() + static_cast<size_t>(g.leaf_index(node_index)) * hands;
+      for (int h = 0; h < hands; ++h) out[h] = static_cast<double>(v[h]) * mass;
+      return;
+    }
     case BettingTree::kChance: {
       const double scale = 1.0 / g.chance_divisor(node_index);
       const int k = node.num_children;
@@ -509,7 +618,7 @@ void HoldemSolver::evaluate(int node_index, int player, Mode mode, const double*
     for_each_action(actions, thread, may_fork, [&](size_t a, int t, bool fork) {
       evaluate(node.first_child + static_cast<int>(a), player, mode, opp_reach, values + a * hands, t, fork);
     });
-    if (mode == Mode::kBestResponse && lock_of_[node_index] < 0) {
+    if ((mode == Mode::kBestResponse && lock_of_[node_index] < 0) || mode == Mode::kBestResponseThroughLocks) {
       std::copy(values, values + hands, out);
       for (int a = 1; a < actions; ++a) {
         const double* v = values + static_cast<size_t>(a) * hands;
@@ -536,7 +645,9 @@ void HoldemSolver::evaluate(int node_index, int player, Mode mode, const double*
   ws.d.reset(mark);
 }
 
-std::array<double, 2> HoldemSolver::values(Mode mode) {
+std::array<std::vector<double>, 2> HoldemSolver::hand_values(Mode mode) {
+  check_leaf_values(0);
+  check_leaf_values(1);
   SpinPool pool(threads_);
   pool_ = &pool;
   struct Reset {
@@ -544,28 +655,40 @@ std::array<double, 2> HoldemSolver::values(Mode mode) {
     ~Reset() { p = nullptr; }
   } reset{pool_};
   const HoldemEndgame& g = *game_;
-  std::array<double, 2> result{};
+  std::array<std::vector<double>, 2> result;
   for (int player = 0; player < 2; ++player) {
     Workspace& ws = *workspaces_[0];
     const size_t mark = ws.d.mark();
     const int opp = 1 - player;
     double* opp_reach = ws.d.alloc(g.num_hands(opp));
-    double* out = ws.d.alloc(g.num_hands(player));
     std::copy(g.weights(opp).begin(), g.weights(opp).end(), opp_reach);
-    evaluate(0, player, mode, opp_reach, out, 0, true);
-    double total = 0;
-    for (int h = 0; h < g.num_hands(player); ++h) total += g.weights(player)[h] * out[h];
-    result[player] = total / g.pair_mass();
+    result[player].assign(g.num_hands(player), 0.0);
+    evaluate(0, player, mode, opp_reach, result[player].data(), 0, true);
     ws.d.reset(mark);
   }
   return result;
 }
 
-std::array<double, 2> HoldemSolver::best_response_values() { return values(Mode::kBestResponse); }
-std::array<double, 2> HoldemSolver::average_values() { return values(Mode::kAverage); }
+std::array<double, 2> HoldemSolver::values(Mode mode) {
+  const auto per_hand = hand_values(mode);
+  std::array<double, 2> result{};
+  for (int player = 0; player < 2; ++player) {
+    double total = 0;
+    for (int h = 0; h < game_->num_hands(player); ++h) total += game_->weights(player)[h] * per_hand[player][h];
+    result[player] = total / game_->pair_mass();
+  }
+  return result;
+}
 
-double HoldemSolver::exploitability() {
-  const auto br = best_response_values();
+std::array<double, 2> HoldemSolver::best_response_values(bool through_locks) {
+  return values(through_locks ? Mode::kBestResponseThroughLocks : Mode::kBestResponse);
+}
+std::array<double, 2> HoldemSolver::average_values() { return values(Mode::kAverage); }
+std::array<std::vector<double>, 2> HoldemSolver::best_response_hand_values() { return hand_values(Mode::kBestResponse); }
+std::array<std::vector<double>, 2> HoldemSolver::average_hand_values() { return hand_values(Mode::kAverage); }
+
+double HoldemSolver::exploitability(bool through_locks) {
+  const auto br = best_response_values(through_locks);
   return (br[0] + br[1]) / 2;
 }
 
@@ -640,6 +763,8 @@ std::vector<int> HoldemSolver::locked_nodes() const {
 HoldemSolver::NodeReport HoldemSolver::node_report(int node_index) {
   const HoldemEndgame& g = *game_;
   if (node_index < 0 || node_index >= static_cast<int>(g.nodes().size())) throw std::invalid_argument("node " + std::to_string(node_index) + " does not exist");
+  check_leaf_values(0);
+  check_leaf_values(1);
   NodeReport report;
   // Reaches down the path: own strategies (and, for the values, the chance probabilities).
   std::array<std::vector<double>, 2> reach, chance_reach;

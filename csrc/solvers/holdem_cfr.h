@@ -68,12 +68,35 @@ class HoldemSolver {
   // Runs n iterations (stops early, between iterations, when *cancel becomes true).
   void iterate(int n, const std::atomic<bool>* cancel = nullptr);
 
+  // Depth-limited games (a search's subgame: leaves at the next street's deal). A leaf's values
+  // for `player` are given per hand in chips per unit of the opponent's normalised beliefs (a
+  // value net's output times the pot): at the leaf the solver multiplies them by the
+  // opponent's reach mass there. A search sets them before each half-iteration from the
+  // beliefs the current strategies give (leaf_reaches), then runs iterate_player(player):
+  // player 0's half starts an iteration (its discounts), player 1's ends it. values: leaves x
+  // hands(player), row-major. std::invalid_argument for a wrong size or a value not finite;
+  // iterating a game with leaves before both players' values are set is an error.
+  void set_leaf_values(int player, const std::vector<float>& values);
+  void iterate_player(int player);
+  // Each player's reach at every leaf (leaves x hands(player), row-major): its weights times its
+  // own strategy on the path (current: regret matching or the lock; else the average), 0 on
+  // hands a dealt card blocks; no chance probability.
+  std::array<std::vector<double>, 2> leaf_reaches(bool average);
+
   // Each player's value (chips, expected over deals) when it best-responds to the other's
   // average strategy, and when both play their average strategies.
-  std::array<double, 2> best_response_values();
+  // through_locks: the best response deviates at locked nodes too (the exploitability of the whole
+  // strategy, locks included, rather than of the rest of the game).
+  std::array<double, 2> best_response_values(bool through_locks = false);
   std::array<double, 2> average_values();
+  // The same per hand, at the root: for each hand of each player, its counterfactual value
+  // (chips x the opponent's weights on the hands compatible with it, expected over deals), for
+  // every hand in the game's list, those of weight 0 included (a best response's value is what
+  // the hand could win there).
+  std::array<std::vector<double>, 2> best_response_hand_values();
+  std::array<std::vector<double>, 2> average_hand_values();
   // (best response value of player 0 + that of player 1) / 2, in chips.
-  double exploitability();
+  double exploitability(bool through_locks = false);
 
   // The average (or current: regret-matched, or the lock where locked) strategy at a decision
   // node: actions x hands of its actor, row-major; a hand's row is uniform before any weight
@@ -102,7 +125,7 @@ class HoldemSolver {
 
  private:
   struct Workspace;
-  enum class Mode { kBestResponse, kAverage };
+  enum class Mode { kBestResponse, kBestResponseThroughLocks, kAverage };
   void set_discounts(int t);
   // Calls body(action, thread, may_fork) for each action of a decision node: on the pool where
   // the spot forks over the root's actions (fork_actions_, may_fork), else in order on `thread`.
@@ -117,6 +140,7 @@ class HoldemSolver {
   template <class T>
   void average_into(int node, T* sigma) const;
   std::array<double, 2> values(Mode mode);
+  std::array<std::vector<double>, 2> hand_values(Mode mode);
 
   std::shared_ptr<const HoldemEndgame> game_;
   HoldemAlgorithm algorithm_;
@@ -131,6 +155,13 @@ class HoldemSolver {
   bool floor_regrets_ = false;
   bool fork_actions_ = false;  // threads over the root's actions (spots without a deal)
   std::vector<std::unique_ptr<Workspace>> workspaces_;
+  std::array<std::vector<float>, 2> leaf_values_;  // leaves x hands(player), per player (depth-limited games)
+  std::array<bool, 2> leaf_values_set_{};
+  int next_half_ = 0;  // iterate_player: the player whose half comes next
+  void check_leaf_values(int player) const;
+  void half_iteration(int player);
+  void reach_down(int node, bool average, std::array<std::vector<double>, 2>& reach,
+                  std::array<std::vector<double>, 2>& out);
   std::vector<int32_t> lock_of_;               // per node: index into locks_, or -1
   std::vector<std::vector<float>> locks_;
   SpinPool* pool_ = nullptr;  // during iterate() and values() only

@@ -13,7 +13,8 @@ after it):
 
 * ``kind`` (int8): :data:`DECISION` 0, :data:`CHANCE` 1 (the next street's card is dealt; one
   child, the next street's subtree; also each card of an all-in run-out), :data:`FOLD` 2,
-  :data:`SHOWDOWN` 3.
+  :data:`SHOWDOWN` 3, :data:`LEAF` 4 (a depth limit: the next street's deal with betting after it,
+  left to a value net or an exact solve; only in trees cut by :func:`depth_limited`).
 * ``player`` (int8): who acts at a decision (0 OOP, 1 IP), who folded at a fold; -1 elsewhere.
 * ``street`` (int8): 0 flop, 1 turn, 2 river: where the node sits. A chance node sits on the
   street that just ended; a showdown on the river (also after a run-out).
@@ -45,10 +46,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 log = logging.getLogger(__name__)
 
-__all__ = ["CHANCE", "DECISION", "FOLD", "SHOWDOWN", "STREETS", "ActionTree", "build_action_tree"]
+__all__ = ["CHANCE", "DECISION", "FOLD", "LEAF", "SHOWDOWN", "STREETS", "ActionTree", "build_action_tree",
+           "depth_limited"]
 
-DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
-KIND_NAMES = ("decision", "chance", "fold", "showdown")
+DECISION, CHANCE, FOLD, SHOWDOWN, LEAF = 0, 1, 2, 3, 4
+KIND_NAMES = ("decision", "chance", "fold", "showdown", "leaf")
 STREETS = ("flop", "turn", "river")
 
 
@@ -91,19 +93,21 @@ class ActionTree:
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Node counts per street (``'flop'``, ...) and kind (``'decision'``, ``'chance'``,
-        ``'fold'``, ``'showdown'``), the streets of the tree only."""
+        ``'fold'``, ``'showdown'``; ``'leaf'`` in a depth-limited tree), the streets of the tree only."""
         out: dict[str, dict[str, int]] = {}
+        names = KIND_NAMES if (self.kind == LEAF).any() else KIND_NAMES[:LEAF]
         for s in sorted(set(self.street.tolist())):
             on = self.street == s
-            out[STREETS[s]] = {name: int((on & (self.kind == k)).sum()) for k, name in enumerate(KIND_NAMES)}
+            out[STREETS[s]] = {name: int((on & (self.kind == k)).sum()) for k, name in enumerate(names)}
         return out
 
     def describe(self) -> str:
         """A summary: the node count, then per street its decisions, chance nodes and terminals."""
         lines = [f"action tree: {self.num_nodes()} nodes"]
         for street, c in self.counts().items():
+            leaves = f", {c['leaf']} leaves" if c.get("leaf") else ""
             lines.append(f"  {street}: {sum(c.values())} nodes: {c['decision']} decisions, {c['chance']} chance, "
-                         f"{c['fold'] + c['showdown']} terminal ({c['fold']} fold, {c['showdown']} showdown)")
+                         f"{c['fold'] + c['showdown']} terminal ({c['fold']} fold, {c['showdown']} showdown){leaves}")
         return "\n".join(lines)
 
 
@@ -201,3 +205,47 @@ def build_action_tree(spot: "Spot") -> ActionTree:
     tree = builder.tree()
     log.info("%s", tree.describe().replace("\n", ";"))
     return tree
+
+
+def depth_limited(tree: ActionTree, street: int = 2) -> ActionTree:
+    """The subgame of a search: ``tree`` cut at the deal of ``street`` (2: the river). Each chance
+    node that deals it with betting still to come becomes a :data:`LEAF` without children, its
+    subtree dropped; the deals of an all-in's run-out stay (their showdowns are exact).
+    ValueError unless the tree deals ``street`` somewhere."""
+    if street not in (1, 2):
+        raise ValueError(f"a depth limit is the deal of the turn (1) or the river (2), got {street}")
+    kind: list[int] = []
+    player: list[int] = []
+    streets: list[int] = []
+    invested: list[np.ndarray] = []
+    labels: list[str] = []
+    kids: list[list[int]] = []
+    cut = 0
+
+    def copy(i: int) -> int:
+        nonlocal cut
+        node = len(kind)
+        children = tree.children_of(i)
+        leaf = (tree.kind[i] == CHANCE and tree.street[i] == street - 1 and tree.kind[children[0]] == DECISION)
+        cut += leaf
+        kind.append(LEAF if leaf else int(tree.kind[i]))
+        player.append(int(tree.player[i]))
+        streets.append(int(tree.street[i]))
+        invested.append(tree.invested[i])
+        labels.append(tree.labels[i])
+        kids.append([])
+        if not leaf:
+            kids[node] = [copy(int(c)) for c in children]
+        return node
+
+    copy(0)
+    if not cut:
+        raise ValueError(f"the tree has no deal of the {STREETS[street]} with betting after it to cut at")
+    n = len(kind)
+    child_start = np.zeros(n + 1, dtype=np.int32)
+    child_start[1:] = np.cumsum([len(k) for k in kids])
+    arrays = (np.array(kind, dtype=np.int8), np.array(player, dtype=np.int8), np.array(streets, dtype=np.int8),
+              child_start, np.array([c for k in kids for c in k], dtype=np.int32), np.array(invested).reshape(n, 2))
+    for a in arrays:
+        a.setflags(write=False)
+    return ActionTree(*arrays, tuple(labels))

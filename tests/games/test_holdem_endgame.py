@@ -295,7 +295,9 @@ def spec(**changes: Any) -> dict[str, Any]:
 @pytest.mark.parametrize("changes,message", [
     (dict(hands0=np.array([[47, 0]], np.int32), weights0=np.ones(1)), "holds board card"),
     (dict(hands0=np.array([[0, 1], [1, 0]], np.int32)), "twice"),
-    (dict(weights0=np.array([1.0, 0.0])), "weights are positive"),
+    (dict(weights0=np.array([1.0, -1.0])), "weight -1.000000 \\(weights are finite and not negative\\)"),
+    (dict(weights0=np.array([1.0, np.nan])), "finite and not negative"),
+    (dict(weights1=np.zeros(2)), "the IP range has no hand with a positive weight"),
     (dict(weights0=np.ones(3)), "shape"),
     (dict(board=[0, 1]), "the board has 2 cards"),
     (dict(board=[0, 1, 2, 3, 3]), "card 2s \\(3\\) appears twice"),

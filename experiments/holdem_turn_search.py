@@ -61,10 +61,9 @@ def main(argv: list[str] | None = None) -> int:
     spot = load_spot(args.spot)
     out = Path(args.out)
     results: dict[str, Any] = json.loads(out.read_text()) if out.exists() else {}
+    command = "python experiments/holdem_turn_search.py " + " ".join(sys.argv[1:] if argv is None else argv)
     results.update({"spot": args.spot, "iterations": args.iterations, "river_target_pct": args.river_target,
-                    "eval_target_pct": args.eval_target, "threads": args.threads,
-                    "command": "python experiments/holdem_turn_search.py " + " ".join(sys.argv[1:] if argv is None
-                                                                                        else argv)})
+                    "eval_target_pct": args.eval_target, "threads": args.threads, "command": command})
     runs = results.setdefault("runs", {})
 
     def save() -> None:
@@ -77,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         full.iterate(args.iterations)
         chips = full.exploitability()
         runs["full_game_dcfr"] = {"exploitability": chips, "exploitability_pct": 100 * chips / spot.pot,
-                                  "seconds": time.perf_counter() - started}
+                                  "seconds": time.perf_counter() - started, "command": command}
         save()
     subgame = TurnSubgame(spot)
     for kind in args.leaves:
@@ -98,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         runs[kind] = {"exploitability": evaluation.exploitability, "exploitability_pct": evaluation.exploitability_pct,
                       "river_exploitability": evaluation.river_exploitability,
                       "river_iterations": evaluation.river_iterations, "search_seconds": search_seconds,
-                      "eval_seconds": evaluation.seconds}
+                      "eval_seconds": evaluation.seconds, "command": command}
         log.info("%s: %s", kind, json.dumps(runs[kind]))
         save()
     return 0

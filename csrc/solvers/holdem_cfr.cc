@@ -297,6 +297,16 @@ void HoldemSolver::iterate(int n, const std::atomic<bool>* cancel) {
     check_leaf_values(0);
     check_leaf_values(1);
   }
+  // DCFR halves negative regrets every iteration: in float32 they reach subnormals after ~130
+  // iterations, which cost x86 cores a microcode assist per operation. As zeros they change
+  // nothing (regret matching ignores regrets <= 0).
+  FlushDenormalsScope flush;
+  SpinPool pool(threads_);  // one pool for all n iterations: starting threads costs tens of microseconds
+  pool_ = &pool;
+  struct Reset {
+    SpinPool*& p;
+    ~Reset() { p = nullptr; }
+  } reset{pool_};
   for (int i = 0; i < n; ++i) {
     if (cancel && cancel->load()) return;
     half_iteration(0);
@@ -310,6 +320,13 @@ void HoldemSolver::iterate_player(int player) {
                            "'s half comes next (0 starts an iteration, 1 ends it)");
   }
   check_leaf_values(player);
+  FlushDenormalsScope flush;  // as in iterate()
+  SpinPool pool(threads_);
+  pool_ = &pool;
+  struct Reset {
+    SpinPool*& p;
+    ~Reset() { p = nullptr; }
+  } reset{pool_};
   half_iteration(player);
   next_half_ = 1 - player;
 }
@@ -340,18 +357,9 @@ void HoldemSolver::set_leaf_values(int player, const std::vector<float>& values)
   leaf_values_set_[player] = true;
 }
 
-// One half-iteration: player 0's starts iteration t (its discounts), player 1's ends it.
+// One half-iteration, on the pool and denormal mode the caller set up: player 0's starts
+// iteration t (its discounts), player 1's ends it.
 void HoldemSolver::half_iteration(int player) {
-  // DCFR halves negative regrets every iteration: in float32 they reach subnormals after ~130
-  // iterations, which cost x86 cores a microcode assist per operation. As zeros they change
-  // nothing (regret matching ignores regrets <= 0).
-  FlushDenormalsScope flush;
-  SpinPool pool(threads_);
-  pool_ = &pool;
-  struct Reset {
-    SpinPool*& p;
-    ~Reset() { p = nullptr; }
-  } reset{pool_};
   const HoldemEndgame& g = *game_;
   if (player == 0) set_discounts(iterations_ + 1);
   Workspace& ws = *workspaces_[0];

@@ -3,10 +3,12 @@ belief 0 in the core's hold'em games, per-hand values against brute force on a c
 their tie to the measured exploitability, and the river situations of a turn spot."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
-from conftest import REPO_ROOT
 
+import rebel
 from rebel import _core
 from rebel.games.holdem_bets import BetSizes
 from rebel.games.holdem_endgame import build_endgame, live_hands
@@ -14,7 +16,8 @@ from rebel.games.holdem_ranges import COMBOS, NUM_COMBOS, combo_index, parse_car
 from rebel.games.holdem_spot import Spot, load_spot
 from rebel.search.holdem_river_values import river_situations, river_spot, river_values
 
-SPOTS = REPO_ROOT / "configs" / "spots"
+# The package's own copy: the sanitizer jobs run from a build folder without the configs/ link.
+SPOTS = Path(rebel.__file__).resolve().parent / "configs" / "spots"
 NO_BETS = (BetSizes(), BetSizes())
 
 

@@ -3,10 +3,12 @@ of csrc/solvers/holdem_cfr.h): exact against the full game where the river is a 
 the evaluation's locks, the cut tree and the leaf API's errors."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
-from conftest import REPO_ROOT
 
+import rebel
 from rebel import _core
 from rebel.games.holdem_bets import BetSizes
 from rebel.games.holdem_endgame import build_endgame
@@ -14,6 +16,8 @@ from rebel.games.holdem_spot import Spot, load_spot
 from rebel.games.holdem_tree import LEAF, build_action_tree, depth_limited
 from rebel.search.holdem_turn_search import TurnSubgame, evaluate_turn_strategy, exact_river_values, turn_decisions
 
+# The package's own copy: the sanitizer jobs run from a build folder without the configs/ link.
+SPOTS = Path(rebel.__file__).resolve().parent / "configs" / "spots"
 NO_BETS = (BetSizes(), BetSizes())
 TURN_BETS = (BetSizes.from_text("50%, a", "a", "turn"), BetSizes.from_text("50%, a", "a", "turn"))
 
@@ -63,7 +67,7 @@ def test_the_evaluation_measures_the_turn_strategy_with_the_rivers_solved_below_
 
 
 def test_the_best_response_through_locks_sees_a_locked_mistake() -> None:
-    spot = load_spot(REPO_ROOT / "configs" / "spots" / "river_example.yaml")
+    spot = load_spot(SPOTS / "river_example.yaml")
     game = build_endgame(spot)
     solver = _core.HoldemSolver(game, "dcfr", 1, False)
     actions = len(game.node(0)["children"])
@@ -75,7 +79,7 @@ def test_the_best_response_through_locks_sees_a_locked_mistake() -> None:
 
 
 def test_the_cut_tree_ends_at_the_river_deal_where_betting_goes_on() -> None:
-    spot = load_spot(REPO_ROOT / "configs" / "spots" / "turn_two_tone.yaml")
+    spot = load_spot(SPOTS / "turn_two_tone.yaml")
     tree = build_action_tree(spot)
     cut = depth_limited(tree)
     # 13 lines close the turn with chips behind; the all-ins' run-outs stay.
@@ -83,7 +87,7 @@ def test_the_cut_tree_ends_at_the_river_deal_where_betting_goes_on() -> None:
     assert (cut.street[cut.kind == LEAF] == 1).all()
     assert cut.counts()["turn"]["leaf"] == 13
     with pytest.raises(ValueError, match="no deal of the river"):
-        depth_limited(build_action_tree(load_spot(REPO_ROOT / "configs" / "spots" / "river_example.yaml")))
+        depth_limited(build_action_tree(load_spot(SPOTS / "river_example.yaml")))
 
 
 def test_leaf_values_are_asked_for_before_iterating_and_checked() -> None:

@@ -36,6 +36,20 @@ class Arena {
   size_t top_ = 0;
 };
 
+// A pool of the solver's threads for a scope: `slot` (the solver's pool_) points to it until
+// the scope ends.
+class PoolScope {
+ public:
+  PoolScope(SpinPool*& slot, int threads) : pool_(threads), slot_(slot) { slot_ = &pool_; }
+  ~PoolScope() { slot_ = nullptr; }
+  PoolScope(const PoolScope&) = delete;
+  PoolScope& operator=(const PoolScope&) = delete;
+
+ private:
+  SpinPool pool_;
+  SpinPool*& slot_;
+};
+
 // The largest scratch a path from `action` down may hold at once, in values of
 // (hands + 16), the padding of one allocation.
 size_t scratch_bound(const BettingTree& t, int action) {
@@ -301,12 +315,7 @@ void HoldemSolver::iterate(int n, const std::atomic<bool>* cancel) {
   // iterations, which cost x86 cores a microcode assist per operation. As zeros they change
   // nothing (regret matching ignores regrets <= 0).
   FlushDenormalsScope flush;
-  SpinPool pool(threads_);  // one pool for all n iterations: starting threads costs tens of microseconds
-  pool_ = &pool;
-  struct Reset {
-    SpinPool*& p;
-    ~Reset() { p = nullptr; }
-  } reset{pool_};
+  PoolScope scope(pool_, threads_);  // one pool for all n iterations, not one per half-iteration
   for (int i = 0; i < n; ++i) {
     if (cancel && cancel->load()) return;
     half_iteration(0);
@@ -321,12 +330,7 @@ void HoldemSolver::iterate_player(int player) {
   }
   check_leaf_values(player);
   FlushDenormalsScope flush;  // as in iterate()
-  SpinPool pool(threads_);
-  pool_ = &pool;
-  struct Reset {
-    SpinPool*& p;
-    ~Reset() { p = nullptr; }
-  } reset{pool_};
+  PoolScope scope(pool_, threads_);
   half_iteration(player);
   next_half_ = 1 - player;
 }
@@ -656,12 +660,7 @@ void HoldemSolver::evaluate(int node_index, int player, Mode mode, const double*
 std::array<std::vector<double>, 2> HoldemSolver::hand_values(Mode mode) {
   check_leaf_values(0);
   check_leaf_values(1);
-  SpinPool pool(threads_);
-  pool_ = &pool;
-  struct Reset {
-    SpinPool*& p;
-    ~Reset() { p = nullptr; }
-  } reset{pool_};
+  PoolScope scope(pool_, threads_);
   const HoldemEndgame& g = *game_;
   std::array<std::vector<double>, 2> result;
   for (int player = 0; player < 2; ++player) {
@@ -801,12 +800,7 @@ HoldemSolver::NodeReport HoldemSolver::node_report(int node_index) {
       }
     }
   }
-  SpinPool pool(threads_);
-  pool_ = &pool;
-  struct Reset {
-    SpinPool*& p;
-    ~Reset() { p = nullptr; }
-  } reset{pool_};
+  PoolScope scope(pool_, threads_);
   for (int p = 0; p < 2; ++p) {
     const int opp = 1 - p;
     // The chance probabilities go once into the opponent's reach, as in the traversals.

@@ -119,8 +119,8 @@ class TurnSubgame:
             self.leaf_stack.append(int(round(spot.stack - (put - half))))
         index = np.full((52, 52), -1, dtype=np.int64)
         index[COMBOS[:, 0], COMBOS[:, 1]] = np.arange(NUM_COMBOS)
-        self.combos = [index[np.sort(self.game.hands(p), axis=1)[:, 0], np.sort(self.game.hands(p), axis=1)[:, 1]]
-                       for p in (0, 1)]
+        cards = [np.sort(self.game.hands(p), axis=1) for p in (0, 1)]
+        self.combos = [index[c[:, 0], c[:, 1]] for c in cards]  # each game hand's place in COMBOS
         self.river_cards = [c for c in deck_cards(spot.ranks, spot.suits) if c not in spot.board]
         self.divisor = len(self.river_cards) - 4
         # Per river card: the hands (COMBOS indices) that hold it.
